@@ -1,0 +1,57 @@
+import Crypto
+
+/// Where in the cache a thumbnail for a URI lives, such that nginx finds it with
+/// `try_files $uri $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
+/// at `$uri` itself when nginx's idea of the URI's extension already names the output format
+/// (so the common case costs nginx one stat), otherwise at `$uri.{ext}`, which also gives nginx
+/// the right Content-Type. A URI no file system can hold (a component over 255 bytes) goes to
+/// a hashed name that only thumbd looks up.
+public struct CachePath: Sendable, Hashable {
+    /// The path relative to the cache root, starting with `/`.
+    public let relative: String
+    /// False for the hashed fallback: nginx cannot find it, so thumbd answers for it.
+    public let isServedByNginx: Bool
+    public let format: ImageFormat
+
+    /// The order nginx's try_files probes the variants in (nginx/thumbd.conf must agree).
+    public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
+
+    public init(documentURI: String, format: ImageFormat) {
+        self.format = format
+        let direct = format.extensions.contains(Self.nginxExtension(of: documentURI))
+            ? documentURI
+            : documentURI + "." + format.fileExtension
+        if Self.fitsFileSystem(direct) {
+            relative = direct
+            isServedByNginx = true
+        } else {
+            let digest = SHA256.hash(data: Array(documentURI.utf8)).map { String($0, radix: 16) }.joined()
+            relative = "/_long/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
+            isServedByNginx = false
+        }
+    }
+
+    /// Every place a thumbnail for this URI may be, in nginx's probe order: one per format.
+    public static func candidates(documentURI: String) -> [CachePath] {
+        probeOrder.map { CachePath(documentURI: documentURI, format: $0) }
+    }
+
+    /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,
+    /// unless the dot begins the segment.
+    static func nginxExtension(of uri: String) -> String {
+        let bytes = Array(uri.utf8)
+        var index = bytes.count - 1
+        while index > 1 {
+            if bytes[index] == UInt8(ascii: ".") && bytes[index - 1] != UInt8(ascii: "/") {
+                return String(decoding: bytes[(index + 1)...], as: UTF8.self).lowercased()
+            }
+            if bytes[index] == UInt8(ascii: "/") { return "" }
+            index -= 1
+        }
+        return ""
+    }
+
+    private static func fitsFileSystem(_ path: String) -> Bool {
+        path.utf8.count < 3_800 && path.split(separator: "/").allSatisfy { $0.utf8.count <= 255 }
+    }
+}

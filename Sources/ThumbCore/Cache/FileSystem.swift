@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The system calls the cache makes, each retried on EINTR and failing with the path and errno.
+enum FileSystem {
+    /// Names of files being written; never a thumbnail's name, since those end in the URI.
+    static let tempPrefix = ".thumbd-tmp-"
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    static func read(_ path: String) throws(ThumbError) -> [UInt8] {
+        let fd = try retrying("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        defer { _ = Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("stat \(path)") }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = try retrying("read \(path)") {
+                bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            guard count > 0 else { break }
+            offset += count
+        }
+        return Array(bytes[..<offset])
+    }
+
+    static func createDirectories(forFile path: String) throws(ThumbError) {
+        var directory = ""
+        for component in path.split(separator: "/").dropLast() {
+            directory += "/" + component
+            if mkdir(directory, 0o755) != 0 && errno != EEXIST {
+                throw failure("mkdir \(directory)")
+            }
+        }
+    }
+
+    /// A temp file in the target's directory (so the rename stays on one file system),
+    /// mode 0644: mkstemp makes 0600, which nginx's workers cannot read.
+    static func makeTempFile(besides target: String) throws(ThumbError) -> (path: String, fd: Int32) {
+        let directory = target[..<(target.lastIndex(of: "/") ?? target.startIndex)]
+        var template = Array("\(directory)/\(tempPrefix)XXXXXX".utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw failure("mkstemp in \(directory)") }
+        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        guard fchmod(fd, 0o644) == 0 else {
+            let error = failure("chmod \(path)")
+            _ = Glibc.close(fd)
+            unlink(path)
+            throw error
+        }
+        return (path, fd)
+    }
+
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(ThumbError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = try retrying("write") {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            }
+            offset += written
+        }
+    }
+
+    static func close(_ fd: Int32) throws(ThumbError) {
+        guard Glibc.close(fd) == 0 else { throw failure("close") }
+    }
+
+    static func rename(_ from: String, to: String) throws(ThumbError) {
+        guard Glibc.rename(from, to) == 0 else { throw failure("rename \(from) to \(to)") }
+    }
+
+    /// A name that already exists counts as done: it was made by an earlier alias of the same file.
+    static func link(_ existing: String, to path: String) throws(ThumbError) {
+        guard Glibc.link(existing, path) == 0 || errno == EEXIST else { throw failure("link \(existing) to \(path)") }
+    }
+
+    /// Runs a system call again while it is interrupted by a signal.
+    static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ call: () -> T) throws(ThumbError) -> T {
+        while true {
+            let result = call()
+            if result >= 0 { return result }
+            if errno != EINTR { throw failure(what()) }
+        }
+    }
+
+    private static func failure(_ what: String) -> ThumbError {
+        .internalFailure("\(what): \(String(cString: strerror(errno)))")
+    }
+}

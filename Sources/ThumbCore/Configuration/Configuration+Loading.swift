@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+
+/// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
+/// imgproxy has the same setting) and validates all of them, so a bad start lists every problem
+/// at once instead of one per attempt.
+extension Configuration {
+    public struct Problems: Error, CustomStringConvertible {
+        public let messages: [String]
+        public var description: String { messages.joined(separator: "\n") }
+    }
+
+    /// A setting's value: the flag's if given, else the environment's, with where it came from.
+    public typealias Lookup = (Setting) -> (value: String, origin: String)?
+
+    public static func load(_ lookup: @escaping Lookup) -> Result<Configuration, Problems> {
+        var reader = Reader(lookup: lookup)
+        var configuration = Configuration()
+        reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
+        reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
+        reader.read(.workers) { configuration.workers = try integer($0, in: 1...1024) }
+        reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
+        reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
+        reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.read(.maxSrcResolution) {
+            let megapixels = try decimal($0, in: 0.01...1_000)
+            configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
+        }
+        reader.read(.downloadTimeout) {
+            let milliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+            configuration.fetch.totalTimeoutMilliseconds = milliseconds
+            configuration.fetch.connectTimeoutMilliseconds = min(milliseconds, configuration.fetch.connectTimeoutMilliseconds)
+        }
+        reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }
+        reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
+        reader.read(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = try bool($0) }
+        reader.read(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = try bool($0) }
+        reader.read(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = try bool($0) }
+
+        var keys: [[UInt8]] = []
+        var salts: [[UInt8]] = []
+        var size = 32
+        reader.read(.key) { keys = try hexList($0) }
+        reader.read(.salt) { salts = try hexList($0) }
+        reader.read(.signatureSize) { size = try integer($0, in: 1...32) }
+        if keys.count != salts.count {
+            reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
+        } else {
+            configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+        }
+        return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
+    }
+
+    private struct Reader {
+        let lookup: Lookup
+        var problems: [String] = []
+
+        mutating func read(_ setting: Setting, _ apply: (String) throws -> Void) {
+            guard let (value, origin) = lookup(setting) else { return }
+            do {
+                try apply(value)
+            } catch {
+                let expected = (error as? InvalidValue)?.expected ?? "\(error)"
+                problems.append("\(origin)=\(value.debugDescription): \(expected)")
+            }
+        }
+    }
+
+    private struct InvalidValue: Error {
+        let expected: String
+    }
+
+    private static func parse<T>(_ text: String, as make: (String) -> T?, expected: String) throws -> T {
+        guard let value = make(text) else { throw InvalidValue(expected: "expected \(expected)") }
+        return value
+    }
+
+    private static func integer(_ text: String, in range: ClosedRange<Int>) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            throw InvalidValue(expected: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func decimal(_ text: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value = Double(text), range.contains(value) else {
+            throw InvalidValue(expected: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func bool(_ text: String) throws -> Bool {
+        switch text.lowercased() {
+        case "1", "t", "true", "yes": return true
+        case "0", "f", "false", "no", "": return false
+        default: throw InvalidValue(expected: "expected true or false")
+        }
+    }
+
+    private static func absolutePath(_ text: String) throws -> String {
+        guard text.hasPrefix("/") else { throw InvalidValue(expected: "expected an absolute path") }
+        return text.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// Comma-separated hex strings, as imgproxy takes several keys or salts.
+    private static func hexList(_ text: String) throws -> [[UInt8]] {
+        var list: [[UInt8]] = []
+        for item in text.split(separator: ",") {
+            guard let bytes = hex(item.trimmingCharacters(in: .whitespaces)) else {
+                throw InvalidValue(expected: "expected hex, comma-separated for several")
+            }
+            list.append(bytes)
+        }
+        return list
+    }
+
+    private static func hex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension Int {
+    fileprivate var nonZero: Int? { self == 0 ? nil : self }
+}
+
+extension Logger.Level {
+    /// imgproxy's level names, plus swift-log's.
+    init?(imgproxyName name: String) {
+        switch name.lowercased() {
+        case "warn": self = .warning
+        case "fatal": self = .critical
+        default: self.init(rawValue: name.lowercased())
+        }
+    }
+}

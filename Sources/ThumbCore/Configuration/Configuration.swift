@@ -1,0 +1,18 @@
+import Logging
+
+/// Everything thumbd is told at start, typed per area, each default written on its field.
+/// Components take their part in `init` and never read the environment themselves.
+public struct Configuration: Sendable {
+    public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
+    public var cacheRoot = "/var/cache/thumbd"
+    /// FastCGI worker threads; each request runs on one from start to end.
+    public var workers = 2 * System.coreCount
+    public var logLevel = Logger.Level.info
+    public var signing = SignatureVerifier(pairs: [])
+    /// Prepended to sources without a scheme.
+    public var baseURL: String?
+    public var fetch = OriginFetcher.Configuration()
+    public var render = Renderer.Configuration()
+
+    public init() {}
+}

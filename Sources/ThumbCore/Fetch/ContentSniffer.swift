@@ -1,0 +1,15 @@
+/// Recognises an image by its first bytes, before ImageMagick sees anything: a source that is
+/// not one of these formats (HTML, SVG, MVG, PostScript, ...) never reaches a decoder.
+public enum ContentSniffer {
+    public static func format(of bytes: [UInt8]) -> ImageFormat? {
+        func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + prefix.count && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
+        }
+        if starts([0xff, 0xd8, 0xff]) { return .jpeg }
+        if starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]) { return .png }
+        if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
+        if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
+        if starts(Array("ftypavif".utf8), at: 4) || starts(Array("ftypavis".utf8), at: 4) { return .avif }
+        return nil
+    }
+}

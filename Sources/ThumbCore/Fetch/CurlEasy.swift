@@ -1,0 +1,56 @@
+import CCurl
+
+/// Owns one libcurl easy handle. Not Sendable: a handle belongs to the thread that uses it.
+final class CurlEasy {
+    let handle: UnsafeMutableRawPointer
+
+    init() throws(ThumbError) {
+        guard let handle = curl_easy_init() else { throw .internalFailure("curl_easy_init failed") }
+        self.handle = handle
+    }
+
+    deinit { curl_easy_cleanup(handle) }
+
+    func set(_ option: CURLoption, _ value: Int) throws(ThumbError) {
+        try check(ccurl_setopt_long(handle, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: String) throws(ThumbError) {
+        try check(ccurl_setopt_string(handle, option, value), option)
+    }
+
+    func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(ThumbError) {
+        try check(ccurl_setopt_pointer(handle, option, value), option)
+    }
+
+    func set(writeFunction: curl_write_callback) throws(ThumbError) {
+        try check(ccurl_setopt_write(handle, writeFunction), CURLOPT_WRITEFUNCTION)
+    }
+
+    func set(openSocketFunction: curl_opensocket_callback) throws(ThumbError) {
+        try check(ccurl_setopt_opensocket(handle, openSocketFunction), CURLOPT_OPENSOCKETFUNCTION)
+    }
+
+    /// Runs the transfer; the caller maps the result code, since only it knows the context.
+    func perform() -> CURLcode { curl_easy_perform(handle) }
+
+    var responseCode: Int {
+        var code = 0
+        _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    var contentType: String? {
+        var value: UnsafeMutablePointer<CChar>?
+        guard ccurl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &value) == CURLE_OK, let value else { return nil }
+        return String(cString: value)
+    }
+
+    static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
+
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(ThumbError) {
+        guard code == CURLE_OK else {
+            throw .internalFailure("curl option \(option.rawValue): \(Self.describe(code))")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The state one transfer shares with libcurl's C callbacks: the body received so far, the
+/// byte limit, and the address guard's verdicts. Reached from C through an unmanaged pointer.
+final class Transfer {
+    let byteLimit: Int
+    let policy: AddressPolicy
+    private(set) var body: [UInt8] = []
+    private(set) var exceededLimit = false
+    private(set) var refusedAddress: IPAddress?
+
+    init(byteLimit: Int, policy: AddressPolicy) {
+        self.byteLimit = byteLimit
+        self.policy = policy
+    }
+
+    fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard body.count + bytes.count <= byteLimit else {
+            exceededLimit = true
+            return false
+        }
+        body.append(contentsOf: bytes)
+        return true
+    }
+
+    /// Decides on every address libcurl is about to connect to, on every redirect hop, after DNS.
+    fileprivate func admit(_ address: IPAddress?) -> Bool {
+        guard let address, policy.allows(address) else {
+            refusedAddress = address ?? refusedAddress
+            return false
+        }
+        return true
+    }
+}
+
+/// libcurl's write callback: appends to the transfer's body, refusing bytes past the limit
+/// (CURLOPT_MAXFILESIZE alone only checks a declared Content-Length).
+let transferWriteCallback: curl_write_callback = { data, size, count, userdata in
+    guard let data, let userdata else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+    let length = size * count
+    return transfer.receive(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// libcurl's open-socket callback: the one place that sees the address actually connected to,
+/// so DNS rebinding and redirects to internal addresses are refused as well as literals.
+let transferOpenSocketCallback: curl_opensocket_callback = { clientp, _, address in
+    guard let clientp, let address else { return CURL_SOCKET_BAD }
+    let transfer = Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue()
+    let ip = withUnsafePointer(to: &address.pointee.addr) {
+        IPAddress(sockaddr: UnsafeRawPointer($0), family: address.pointee.family)
+    }
+    guard transfer.admit(ip) else { return CURL_SOCKET_BAD }
+    return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+}

@@ -1,0 +1,9 @@
+/// Scales to the planned size. The plan was made from the full-size header, so it holds even
+/// when the decoder already shrank the image on load.
+struct Scale: RenderStep {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+        let plan = context.plan
+        guard image.width != plan.scaledWidth || image.height != plan.scaledHeight else { return }
+        try image.thumbnail(width: plan.scaledWidth, height: plan.scaledHeight)
+    }
+}

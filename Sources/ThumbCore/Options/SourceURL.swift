@@ -1,0 +1,72 @@
+import Foundation
+
+/// The source part of an imgproxy URL: `plain/{percent-encoded URL}[@ext]`, or base64url of the
+/// URL (split by `/` allowed) with an optional `.ext`. A URL without scheme is relative to the
+/// base URL.
+public struct SourceURL: Sendable, Hashable {
+    public let url: String
+    /// The extension the URL asks for, if any.
+    public let format: ImageFormat?
+
+    public init(url: String, format: ImageFormat?) {
+        self.url = url
+        self.format = format
+    }
+
+    /// Parses the path segments that follow the options.
+    public init(segments: ArraySlice<Substring>, baseURL: String?) throws(ThumbError) {
+        guard let first = segments.first, !first.isEmpty else { throw .badRequest("missing source URL") }
+        let raw: String
+        let ext: Substring?
+        if first == "plain" {
+            let joined = segments.dropFirst().joined(separator: "/")
+            (raw, ext) = try Self.splitPlain(joined)
+        } else {
+            let joined = segments.joined()
+            (raw, ext) = try Self.splitEncoded(joined)
+        }
+        guard !raw.isEmpty else { throw .badRequest("missing source URL") }
+        url = try Self.absolute(raw, baseURL: baseURL)
+        if let ext {
+            guard let format = ImageFormat(extension: String(ext)) else {
+                throw .badRequest("invalid extension \(String(ext).debugDescription): expected jpg, png, webp, gif or avif")
+            }
+            self.format = format
+        } else {
+            format = nil
+        }
+    }
+
+    private static func splitPlain(_ text: String) throws(ThumbError) -> (String, Substring?) {
+        var body = Substring(text)
+        var ext: Substring?
+        // An `@` followed by a path is userinfo or a path character, not the extension marker.
+        if let at = text.lastIndex(of: "@"), !text[at...].contains("/") {
+            body = text[..<at]
+            ext = text[text.index(after: at)...]
+        }
+        guard let decoded = body.removingPercentEncoding else {
+            throw .badRequest("invalid percent-encoding in plain source URL")
+        }
+        return (decoded, ext)
+    }
+
+    private static func splitEncoded(_ text: String) throws(ThumbError) -> (String, Substring?) {
+        var body = Substring(text)
+        var ext: Substring?
+        if let dot = text.lastIndex(of: ".") {
+            body = text[..<dot]
+            ext = text[text.index(after: dot)...]
+        }
+        guard let decoded = Base64URL.decode(body), let url = String(bytes: decoded, encoding: .utf8) else {
+            throw .badRequest("source is neither plain/... nor valid base64url")
+        }
+        return (url, ext)
+    }
+
+    private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
+        if url.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil { return url }
+        guard let baseURL else { throw .badRequest("source URL has no scheme and no base URL is configured") }
+        return baseURL + url
+    }
+}

@@ -1,0 +1,103 @@
+import CFastCGI
+import Dispatch
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The worker pool: N threads thumbd owns, each blocked in FCGX_Accept_r on one shared socket,
+/// each handling its request from parse to answer. Blocking work (curl, ImageMagick, disk)
+/// therefore never runs on Swift's cooperative pool.
+public final class FastCGIServer: Sendable {
+    private let listenDescriptor: Int32
+    private let address: ListenAddress
+    private let workerCount: Int
+    private let handler: RequestHandler
+    private let logger: Logger
+
+    /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
+    /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
+    public init(address: ListenAddress, workers: Int, handler: RequestHandler, logger: Logger) throws(ThumbError) {
+        guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
+        if case .unix(let path) = address {
+            unlink(path)  // a stale socket from a crashed run would make the bind fail
+        }
+        let descriptor = FCGX_OpenSocket(address.libfcgiName, 1024)
+        guard descriptor >= 0 else { throw .internalFailure("cannot listen on \(address)") }
+        if case .unix(let path) = address {
+            // nginx's workers run as another user (www-data or nobody).
+            guard chmod(path, 0o666) == 0 else { throw .internalFailure("cannot chmod socket \(path)") }
+        }
+        listenDescriptor = descriptor
+        self.address = address
+        workerCount = workers
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// Runs the pool until `stop` is called and every worker has finished its request.
+    public func run() {
+        let finished = DispatchGroup()
+        for index in 0..<workerCount {
+            finished.enter()
+            let thread = Thread { [self] in
+                serve()
+                finished.leave()
+            }
+            thread.name = "thumbd-worker-\(index)"
+            thread.stackSize = 8 << 20  // ImageMagick's decoders recurse deeper than the default
+            thread.start()
+        }
+        logger.info("listening", metadata: ["address": "\(address)", "workers": "\(workerCount)"])
+        finished.wait()
+        if case .unix(let path) = address {
+            unlink(path)
+        }
+        logger.info("stopped")
+    }
+
+    /// Wakes every worker out of accept; requests under way are finished first.
+    public func stop() {
+        FCGX_ShutdownPending()
+        shutdown(listenDescriptor, Int32(SHUT_RDWR))
+    }
+
+    private func serve() {
+        let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
+        defer { request.deallocate() }
+        FCGX_InitRequest(request, listenDescriptor, 0)
+        while FCGX_Accept_r(request) >= 0 {
+            let incoming = IncomingRequest(
+                method: Self.param("REQUEST_METHOD", request) ?? "GET",
+                requestURI: Self.param("REQUEST_URI", request) ?? "",
+                documentURI: Self.param("DOCUMENT_URI", request) ?? ""
+            )
+            let response = handler.respond(to: incoming)
+            Self.write(response, to: request.pointee.out)
+            FCGX_Finish_r(request)
+        }
+        FCGX_Free(request, 1)
+    }
+
+    private static func param(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> String? {
+        FCGX_GetParam(name, request.pointee.envp).map { String(cString: $0) }
+    }
+
+    /// A client that has gone away makes the writes fail with EPIPE; nothing else to do then.
+    private static func write(_ response: OutgoingResponse, to stream: UnsafeMutablePointer<FCGX_Stream>?) {
+        var head = "Status: \(response.status) \(response.reasonPhrase)\r\n"
+        for header in response.headers {
+            head += "\(header.name): \(header.value)\r\n"
+        }
+        head += "Content-Length: \(response.body.count)\r\n\r\n"
+        var headBytes = Array(head.utf8)
+        headBytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { _ = FCGX_PutStr($0.baseAddress, Int32($0.count), stream) }
+        }
+        response.body.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            _ = FCGX_PutStr(base.assumingMemoryBound(to: CChar.self), Int32(buffer.count), stream)
+        }
+    }
+}

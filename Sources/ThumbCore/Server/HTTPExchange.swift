@@ -1,0 +1,60 @@
+/// A request as nginx hands it over FastCGI: what thumbd needs of it, copied out of libfcgi's
+/// buffers before the next accept reuses them.
+public struct IncomingRequest: Sendable {
+    public var method: String
+    /// The raw path and query, as the client sent it: what the signature covers.
+    public var requestURI: String
+    /// The decoded, normalised path nginx's try_files looked up: where the thumbnail goes.
+    public var documentURI: String
+
+    public init(method: String, requestURI: String, documentURI: String) {
+        self.method = method
+        self.requestURI = requestURI
+        self.documentURI = documentURI
+    }
+}
+
+/// What goes back to nginx.
+public struct OutgoingResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    /// The phrases for the statuses thumbd answers with.
+    public var reasonPhrase: String {
+        switch status {
+        case 200: "OK"
+        case 400: "Bad Request"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 413: "Content Too Large"
+        case 422: "Unprocessable Content"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: "Status"
+        }
+    }
+
+    /// The same headers nginx sends on a static hit, so a miss and a hit look alike.
+    public static func image(_ bytes: [UInt8], format: ImageFormat) -> OutgoingResponse {
+        OutgoingResponse(status: 200, headers: [
+            ("Content-Type", format.mimeType),
+            ("Cache-Control", "public, max-age=31536000, immutable"),
+        ], body: bytes)
+    }
+
+    /// One line of text; errors are never cached, by nginx or by a CDN in front of it.
+    public static func error(_ error: ThumbError) -> OutgoingResponse {
+        text(error.status, error.publicMessage)
+    }
+
+    public static func text(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingResponse {
+        OutgoingResponse(status: status, headers: [
+            ("Content-Type", "text/plain; charset=utf-8"),
+            ("Cache-Control", "no-store"),
+        ] + headers, body: Array((message + "\n").utf8))
+    }
+}

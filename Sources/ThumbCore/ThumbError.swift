@@ -1,0 +1,47 @@
+/// The one error type of thumbd: each case is a stage that can fail, and knows its HTTP status
+/// and the terse message a client sees. Details that would help an attacker go to the log only.
+public enum ThumbError: Error, Equatable, Sendable {
+    /// The URL could not be parsed, or an option or its argument is invalid.
+    case badRequest(String)
+    /// The signature does not match, or the source is not allowed.
+    case forbidden(String)
+    /// The origin answered 404 or 410.
+    case sourceNotFound
+    /// The source is larger than the configured byte limit.
+    case sourceTooLarge(limit: Int)
+    /// The source is not an image thumbd reads, or it cannot be decoded.
+    case unprocessable(String)
+    /// The origin failed: connection refused, a 5xx, a broken transfer.
+    case originFailed(String)
+    /// The origin did not answer in time.
+    case originTimeout
+    /// Anything thumbd itself got wrong: a bug or the machine, never the client.
+    case internalFailure(String)
+
+    public var status: Int {
+        switch self {
+        case .badRequest: 400
+        case .forbidden: 403
+        case .sourceNotFound: 404
+        case .sourceTooLarge: 413
+        case .unprocessable: 422
+        case .originFailed: 502
+        case .originTimeout: 504
+        case .internalFailure: 500
+        }
+    }
+
+    /// One line for the response body.
+    public var publicMessage: String {
+        switch self {
+        case .badRequest(let why): "bad request: \(why)"
+        case .forbidden(let why): "forbidden: \(why)"
+        case .sourceNotFound: "source not found"
+        case .sourceTooLarge(let limit): "source is larger than the limit of \(limit) bytes"
+        case .unprocessable(let why): "cannot process source: \(why)"
+        case .originFailed(let why): "origin failed: \(why)"
+        case .originTimeout: "origin timed out"
+        case .internalFailure: "internal error"
+        }
+    }
+}
