@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import Logging
+import ThumbCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Wires the parts together from the configuration and runs until SIGTERM or SIGINT.
+struct Service {
+    let configuration: Configuration
+
+    func run() throws {
+        let level = configuration.logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "thumbd")
+        try FileManager.default.createDirectory(atPath: configuration.cacheRoot, withIntermediateDirectories: true)
+
+        MagickEnvironment.start(limits: MagickEnvironment.Limits())
+        OriginFetcher.initializeGlobally()
+        let pipeline = ThumbnailPipeline(
+            fetcher: OriginFetcher(configuration: configuration.fetch),
+            renderer: Renderer(configuration: configuration.render),
+            store: CacheStore(root: configuration.cacheRoot),
+            logger: logger
+        )
+        let handler = RequestHandler(
+            parser: RequestPathParser(verifier: configuration.signing, baseURL: configuration.baseURL),
+            pipeline: pipeline,
+            coalescer: RequestHandler.ThumbnailCoalescer(),
+            logger: logger
+        )
+        let server = try FastCGIServer(
+            address: configuration.listen, workers: configuration.workers, handler: handler, logger: logger
+        )
+        if configuration.signing.pairs.isEmpty {
+            logger.warning("no signing key configured: any URL is accepted")
+        }
+        // After FCGX_Init, which installs its own SIGTERM handler that does not stop the process.
+        let stopSignals = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.info("stopping", metadata: ["signal": "\(number)"])
+                server.stop()
+            }
+            source.resume()
+            return source
+        }
+        withExtendedLifetime(stopSignals) {
+            server.run()
+        }
+    }
+}

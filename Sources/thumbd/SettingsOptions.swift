@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import ThumbCore
+
+/// The settings every subcommand reads: flags here, else THUMBD_<NAME>, else IMGPROXY_<NAME>.
+struct SettingsOptions: ParsableArguments {
+    @Option(help: "unix:/path/to/socket or host:port to take FastCGI connections on. [THUMBD_LISTEN, default unix:/run/thumbd/thumbd.sock]")
+    var listen: String?
+
+    @Option(help: "The directory nginx serves thumbnails from (its root). [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
+    var cacheRoot: String?
+
+    @Option(help: "Worker threads. [THUMBD_WORKERS, default 2 x cores]")
+    var workers: String?
+
+    @Option(help: "debug, info, warn or error. [THUMBD_LOG_LEVEL, default info]")
+    var logLevel: String?
+
+    @Option(help: "Signing key(s), hex, comma-separated. No key: URLs are not checked. [THUMBD_KEY]")
+    var key: String?
+
+    @Option(help: "Signing salt(s), hex, one per key. [THUMBD_SALT]")
+    var salt: String?
+
+    @Option(help: "Bytes of the signature to compare, 1 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
+    var signatureSize: String?
+
+    @Option(help: "Prefix for sources without a scheme. [THUMBD_BASE_URL]")
+    var baseURL: String?
+
+    @Option(help: "Largest source to download, in bytes. [THUMBD_MAX_SRC_FILE_SIZE, default 20971520]")
+    var maxSrcFileSize: String?
+
+    @Option(help: "Largest source to decode, in megapixels. [THUMBD_MAX_SRC_RESOLUTION, default 50]")
+    var maxSrcResolution: String?
+
+    @Option(help: "Seconds a source download may take in all. [THUMBD_DOWNLOAD_TIMEOUT, default 10]")
+    var downloadTimeout: String?
+
+    @Option(help: "Redirects to follow per source. [THUMBD_MAX_REDIRECTS, default 5]")
+    var maxRedirects: String?
+
+    @Option(help: "User-Agent sent to origins. [THUMBD_USER_AGENT, default thumbd/VERSION]")
+    var userAgent: String?
+
+    @Flag(help: "Allow sources on loopback addresses. [THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES]")
+    var allowLoopbackSourceAddresses = false
+
+    @Flag(help: "Allow sources on private networks (RFC 1918, RFC 4193, CGNAT). [THUMBD_ALLOW_PRIVATE_SOURCE_ADDRESSES]")
+    var allowPrivateSourceAddresses = false
+
+    @Flag(help: "Allow sources on link-local addresses. [THUMBD_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES]")
+    var allowLinkLocalSourceAddresses = false
+
+    /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
+    func configuration() throws -> Configuration {
+        let environment = ProcessInfo.processInfo.environment
+        let flags = flagValues()
+        let loaded = Configuration.load { setting in
+            if let value = flags[setting] { return (value, "--\(Self.flagName(setting))") }
+            for name in setting.environmentNames {
+                if let value = environment[name] { return (value, name) }
+            }
+            return nil
+        }
+        switch loaded {
+        case .success(let configuration):
+            return configuration
+        case .failure(let problems):
+            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problems)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+
+    private func flagValues() -> [Setting: String] {
+        var values: [Setting: String?] = [
+            .listen: listen, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
+            .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,
+            .maxSrcFileSize: maxSrcFileSize, .maxSrcResolution: maxSrcResolution,
+            .downloadTimeout: downloadTimeout, .maxRedirects: maxRedirects, .userAgent: userAgent,
+        ]
+        if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
+        if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }
+        if allowLinkLocalSourceAddresses { values[.allowLinkLocalSourceAddresses] = "true" }
+        return values.compactMapValues { $0 }
+    }
+
+    /// `MAX_SRC_FILE_SIZE` → `max-src-file-size`, as ArgumentParser names the properties.
+    static func flagName(_ setting: Setting) -> String {
+        setting == .baseURL ? "base-url" : setting.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+    }
+}
