@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// Where in the cache a thumbnail for a URI lives, such that nginx finds it with
 /// `try_files $uri $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
@@ -25,7 +26,7 @@ public struct CachePath: Sendable, Hashable {
             relative = direct
             isServedByNginx = true
         } else {
-            let digest = SHA256.hash(data: Array(documentURI.utf8)).map { String($0, radix: 16) }.joined()
+            let digest = SHA256.hash(data: Array(documentURI.utf8)).map { String(format: "%02x", $0) }.joined()
             relative = "/_long/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
             isServedByNginx = false
         }

@@ -23,7 +23,7 @@ public struct ThumbnailPipeline: Sendable {
             return .success(reused)
         }
         let started = DispatchTime.now()
-        var fetched = started
+        var fetched: DispatchTime?
         var outcome: JobOutcome
         do throws(ThumbError) {
             let source = try fetcher.fetch(request.sourceURL)
@@ -37,8 +37,9 @@ public struct ThumbnailPipeline: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        log(request.key, outcome, fetchMilliseconds: fetched.milliseconds(since: started),
-            renderMilliseconds: DispatchTime.now().milliseconds(since: fetched))
+        let finished = DispatchTime.now()
+        log(request.key, outcome, fetchMilliseconds: (fetched ?? finished).milliseconds(since: started),
+            renderMilliseconds: fetched.map { finished.milliseconds(since: $0) } ?? 0)
         return outcome
     }
 

@@ -116,7 +116,7 @@ extension Configuration {
 
     private static func hex(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count.isMultiple(of: 2) else { return nil }
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2), text.allSatisfy(\.isHexDigit) else { return nil }
         var bytes: [UInt8] = []
         for index in stride(from: 0, to: digits.count, by: 2) {
             guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }

@@ -1,4 +1,5 @@
 import CMagickWand
+import Foundation
 
 /// Owns one MagickWand. Not Sendable: a wand is used by one thread from read to encode.
 /// Every failing call turns into a ThumbError carrying ImageMagick's own message.
@@ -22,9 +23,17 @@ final class MagickImage {
         try check(ok, or: { .unprocessable("cannot read image header: \($0)") })
     }
 
+    /// libjpeg reports a truncated file only as a warning, recorded on the image rather than the
+    /// wand, and fills the rest with grey; a thumbnail of that would be cached for good.
     func read(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .unprocessable("cannot decode image: \($0)") })
+        guard let exception = GetImageFromMagickWand(wand)?.pointee.exception,
+              exception.severity == CorruptImageWarning, let reason = exception.reason else { return }
+        let text = String(cString: reason)
+        if text.localizedCaseInsensitiveContains("premature end") {
+            throw .unprocessable("image is truncated: \(text)")
+        }
     }
 
     func setOption(_ key: String, _ value: String) {

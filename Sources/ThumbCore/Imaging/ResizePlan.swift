@@ -22,10 +22,10 @@ public struct ResizePlan: Sendable, Hashable {
         case (.fill, let x?, let y?): scale = (max(x, y), max(x, y))
         case (.force, let x?, let y?): scale = (x, y)
         }
-        // imgproxy's rule without enlarge: never scale up; a forced stretch keeps its aspect.
-        if !options.enlarge, min(scale.x, scale.y) > 1 {
-            let smaller = min(scale.x, scale.y)
-            scale = (scale.x / smaller, scale.y / smaller)
+        // imgproxy's rule without enlarge: no side is scaled up; a forced stretch keeps its ratio.
+        if !options.enlarge, max(scale.x, scale.y) > 1 {
+            let larger = max(scale.x, scale.y)
+            scale = (scale.x / larger, scale.y / larger)
         }
         scaledWidth = max(1, Int((source.width * scale.x).rounded()))
         scaledHeight = max(1, Int((source.height * scale.y).rounded()))

@@ -15,7 +15,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             source,
             "rt:\(options.resizingType.rawValue)",
             "s:\(options.width):\(options.height):\(options.enlarge ? 1 : 0)",
-            "g:\(gravity.anchor.rawValue):\(gravity.offsetX):\(gravity.offsetY)",
+            // + 0 turns -0 into 0: `g:ce:-0` is the same thumbnail as `g:ce`.
+            "g:\(gravity.anchor.rawValue):\(gravity.offsetX + 0):\(gravity.offsetY + 0)",
             "q:\(quality)",
             "f:\(format)",
         ].joined(separator: "|")
