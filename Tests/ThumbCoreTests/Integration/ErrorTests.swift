@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Each cause of failure answers its status with a one-line body, caches nothing, and leaves
+/// thumbd answering.
+@Suite(.serialized)
+struct ErrorTests {
+    let origin: TestOrigin
+    let stack: TestStack
+
+    init() throws {
+        origin = try TestOrigin()
+        stack = try TestStack(environment: ["THUMBD_DOWNLOAD_TIMEOUT": "1", "THUMBD_MAX_SRC_FILE_SIZE": "200000"])
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 400, height: 300)))
+        origin.serve("/page.html", .image(Array("<html><body>not an image</body></html>".utf8), contentType: "text/html"))
+        origin.serve("/truncated.jpg", .image(Array(TestImages.jpeg(width: 400, height: 300).prefix(300))))
+        origin.serve("/empty.jpg", .image([]))
+        origin.serve("/mvg.jpg", .image(Array("push graphic-context\nviewbox 0 0 64 64\nimage over 0,0 0,0 'https://127.0.0.1/x'\npop graphic-context\n".utf8)))
+        origin.serve("/broken", .status(500, body: "boom"))
+        origin.serve("/gone", .status(410))
+        origin.serve("/slow.jpg", .image(TestImages.jpeg(width: 40, height: 30), delay: 3))
+        origin.serve("/huge.jpg", .image([UInt8](repeating: 0xff, count: 300_000)))
+        origin.serve("/endless.jpg", TestOrigin.Response(headers: [("Content-Type", "image/jpeg")], body: [0xff, 0xd8, 0xff], kind: .endless))
+    }
+
+    @Test(arguments: [
+        ("/insecure/rs:fit:100:100/plain/ORIGIN/missing.jpg", 404, "source not found"),
+        ("/insecure/rs:fit:100:100/plain/ORIGIN/gone", 404, "source not found"),
+        ("/insecure/bogus:1/plain/ORIGIN/photo.jpg", 400, "bad request: unknown option bogus"),
+        ("/insecure/w:wide/plain/ORIGIN/photo.jpg", 400, "bad request: invalid w argument \"wide\": expected 0...16384"),
+        ("/insecure/rs:stretch:10:10/plain/ORIGIN/photo.jpg", 400, "bad request: invalid rs resizing type \"stretch\": expected fit, fill or force"),
+        ("/insecure/w:100/plain/ORIGIN/photo.jpg@tiff", 400, "bad request: invalid extension \"tiff\": expected jpg, png, webp, gif or avif"),
+        ("/insecure/w:100/plain/ORIGIN/page.html", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP or AVIF image (text/html)"),
+        ("/insecure/w:100/plain/ORIGIN/mvg.jpg", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP or AVIF image (image/jpeg)"),
+        ("/insecure/w:100/plain/ORIGIN/empty.jpg", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP or AVIF image (image/jpeg)"),
+        ("/insecure/w:100/plain/ORIGIN/broken", 502, "origin failed: origin answered 500"),
+        ("/insecure/w:100/plain/ORIGIN/slow.jpg", 504, "origin timed out"),
+        ("/insecure/w:100/plain/ORIGIN/huge.jpg", 413, "source is larger than the limit of 200000 bytes"),
+        ("/insecure/w:100/plain/ORIGIN/endless.jpg", 413, "source is larger than the limit of 200000 bytes"),
+        ("/insecure/w:100/plain/ftp://127.0.0.1/photo.jpg", 403, "forbidden: only http and https sources are allowed"),
+    ])
+    func answersEachFailureWithItsStatus(path: String, status: Int, message: String) throws {
+        // When
+        let response = try stack.get(path.replacingOccurrences(of: "ORIGIN", with: origin.url("")))
+
+        // Then
+        #expect(response.status == status)
+        #expect(response.text == message + "\n")
+        #expect(response.headers["cache-control"] == "no-store")
+        #expect(stack.cacheFiles().isEmpty)
+        #expect(stack.thumbdIsRunning)
+        // and thumbd still makes thumbnails
+        #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/photo.jpg"))@png").status == 200)
+    }
+
+    @Test func aTruncatedImageIsUnprocessableAndLeavesNothingBehind() throws {
+        let response = try stack.get("/insecure/w:100/plain/\(origin.url("/truncated.jpg"))@png")
+        #expect(response.status == 422)
+        #expect(response.text.hasPrefix("cannot process source: "))
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
+    @Test func aPathNginxNormalisedIsRefusedBeforeAnythingIsWritten() throws {
+        // nginx resolves "/../" itself; storing the result would put the file where another URL looks
+        let response = try stack.get("/insecure/w:100/plain/\(origin.url("/x/../photo.jpg"))")
+        #expect(response.status == 400)
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
+    @Test func loopbackSourcesAreRefusedUnlessAllowed() throws {
+        // Given thumbd with the default address policy
+        let guarded = try TestStack(environment: ["THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "false"])
+        defer { guarded.shutdown() }
+
+        // When a source on this machine is asked for, by every spelling curl resolves
+        for host in ["127.0.0.1", "localhost", "[::1]", "127.1", "0.0.0.0", "[::ffff:127.0.0.1]"] {
+            let response = try guarded.get("/insecure/w:100/plain/http://\(host):\(origin.port)/photo.jpg")
+            #expect(response.status == 403, "\(host): \(response.text)")
+        }
+        // Then the origin was never reached
+        #expect(origin.connectionCount == 0)
+        #expect(guarded.cacheFiles().isEmpty)
+    }
+
+    @Test func onlyGetAndHeadAreAnswered() throws {
+        let path = "/insecure/w:100/plain/\(origin.url("/photo.jpg"))@png"
+        #expect(try stack.get(path, method: "HEAD").status == 200)
+        #expect(try stack.get("/insecure/w:101/plain/\(origin.url("/photo.jpg"))@png", method: "DELETE").status == 405)
+    }
+}

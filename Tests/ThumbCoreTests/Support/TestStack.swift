@@ -1,0 +1,160 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real nginx and a real thumbd process in a temp directory, configured from the repository's
+/// own nginx templates, with nginx on a free port of 127.0.0.1 and thumbd on a unix socket.
+final class TestStack: @unchecked Sendable {
+    let directory: String
+    let cacheRoot: String
+    let port: Int
+    private var thumbd: Process?
+    private let nginx: Process
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .path
+
+    /// thumbd is built beside the test bundle (the test target depends on it).
+    static var thumbdBinary: String {
+        if let path = ProcessInfo.processInfo.environment["THUMBD_BINARY"] { return path }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return bundle.appendingPathComponent("thumbd").path
+    }
+
+    /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
+    ///   no key: `insecure` URLs).
+    init(environment: [String: String] = [:]) throws {
+        var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
+        directory = String(cString: made)
+        cacheRoot = directory + "/cache"
+        port = try Self.freePort()
+        for (path, mode) in [(directory, 0o755), (cacheRoot, 0o755), (directory + "/nginx-tmp", 0o777), (directory + "/site.d", 0o755)] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            chmod(path, mode_t(mode))  // nginx's workers run as nobody
+        }
+        let socket = directory + "/thumbd.sock"
+        try Self.render("nginx/nginx.conf", to: directory + "/nginx.conf", ["@RUN_DIR@": directory])
+        try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
+            "@HTTP_LISTEN@": "127.0.0.1:\(port)",
+            "@CACHE_ROOT@": cacheRoot,
+            "@FASTCGI_PASS@": "unix:\(socket)",
+            "@SITE_EXTRAS@": directory + "/site.d/*.conf",
+        ])
+        var thumbdEnvironment = [
+            "THUMBD_LISTEN": "unix:\(socket)",
+            "THUMBD_CACHE_ROOT": cacheRoot,
+            "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "THUMBD_WORKERS": "8",
+            "THUMBD_LOG_LEVEL": "info",
+        ]
+        thumbdEnvironment.merge(environment) { $1 }
+        nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"]
+        nginx.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try nginx.run()
+        try startThumbd(environment: thumbdEnvironment, socket: socket)
+        try waitUntil("nginx listens on \(port)") { Self.canConnect(port: self.port) }
+    }
+
+    deinit { shutdown() }
+
+    func get(_ path: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPResponse {
+        try HTTPClient.get(port: port, path: path, headers: headers, method: method)
+    }
+
+    /// Stops thumbd (SIGTERM) and waits for it: from then on only nginx answers.
+    func stopThumbd() {
+        guard let thumbd, thumbd.isRunning else { return }
+        thumbd.terminate()
+        thumbd.waitUntilExit()
+    }
+
+    var thumbdIsRunning: Bool { thumbd?.isRunning ?? false }
+
+    var thumbdLog: String {
+        (try? String(contentsOfFile: directory + "/thumbd.log", encoding: .utf8)) ?? ""
+    }
+
+    /// Lines of thumbd's log that record a job (one per miss).
+    var jobLogLines: [String] { thumbdLog.split(separator: "\n").map(String.init).filter { $0.hasSuffix(" miss") } }
+
+    /// Every regular file under the cache root, relative to it.
+    func cacheFiles() -> [String] {
+        let enumerator = FileManager.default.enumerator(atPath: cacheRoot)
+        var files: [String] = []
+        while let path = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: cacheRoot + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                files.append(path)
+            }
+        }
+        return files.sorted()
+    }
+
+    func shutdown() {
+        stopThumbd()
+        if nginx.isRunning {
+            nginx.terminate()
+            nginx.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func startThumbd(environment: [String: String], socket: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.thumbdBinary)
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
+        FileManager.default.createFile(atPath: directory + "/thumbd.log", contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory + "/thumbd.log")
+        try process.run()
+        thumbd = process
+        try waitUntil("thumbd listens on \(socket)") { FileManager.default.fileExists(atPath: socket) || !process.isRunning }
+        guard process.isRunning else { throw StackError("thumbd exited at start:\n\(thumbdLog)") }
+    }
+
+    private func waitUntil(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !condition() {
+            guard Date() < deadline else { throw StackError("timed out waiting until \(what)") }
+            usleep(20_000)
+        }
+    }
+
+    private static func render(_ template: String, to path: String, _ values: [String: String]) throws {
+        var text = try String(contentsOfFile: repositoryRoot + "/" + template, encoding: .utf8)
+        for (placeholder, value) in values {
+            text = text.replacingOccurrences(of: placeholder, with: value)
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw StackError("cannot find a free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func canConnect(port: Int) -> Bool {
+        (try? HTTPClient.get(port: port, path: "/", timeout: 2)) != nil
+    }
+}
+
+struct StackError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

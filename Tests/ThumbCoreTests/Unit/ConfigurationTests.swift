@@ -1,0 +1,195 @@
+import Testing
+@testable import ThumbCore
+
+/// Every setting read from one lookup and validated at once.
+struct ConfigurationTests {
+    /// A lookup as thumbd's flags and environment give it: each value comes with where it was found.
+    static func lookup(_ values: [Setting: String]) -> Configuration.Lookup {
+        { setting in values[setting].map { (value: $0, origin: Self.origin(of: setting)) } }
+    }
+
+    static func origin(of setting: Setting) -> String { setting.environmentNames.last! }
+
+    static func load(_ values: [Setting: String]) throws -> Configuration {
+        try Configuration.load(lookup(values)).get()
+    }
+
+    static func problems(_ values: [Setting: String]) -> [String] {
+        guard case .failure(let problems) = Configuration.load(lookup(values)) else { return [] }
+        return problems.messages
+    }
+
+    @Test func emptyLookupGivesTheDefaults() throws {
+        let configuration = try Self.load([:])
+
+        #expect(configuration.listen == .unix(path: "/run/thumbd/thumbd.sock"))
+        #expect(configuration.cacheRoot == "/var/cache/thumbd")
+        #expect(configuration.workers == 2 * System.coreCount)
+        #expect(configuration.logLevel.rawValue == "info")
+        #expect(configuration.signing.pairs.isEmpty)
+        #expect(configuration.signing.size == 32)
+        #expect(configuration.baseURL == nil)
+        #expect(configuration.fetch.maxBytes == 20 * 1024 * 1024)
+        #expect(configuration.fetch.connectTimeoutMilliseconds == 3_000)
+        #expect(configuration.fetch.totalTimeoutMilliseconds == 10_000)
+        #expect(configuration.fetch.maxRedirects == 5)
+        #expect(configuration.fetch.userAgent == "thumbd/\(ThumbdVersion.current)")
+        #expect(!configuration.fetch.addressPolicy.allowLoopback)
+        #expect(!configuration.fetch.addressPolicy.allowPrivate)
+        #expect(!configuration.fetch.addressPolicy.allowLinkLocal)
+        #expect(configuration.render.maxSourcePixels == 50_000_000)
+    }
+
+    @Test func everySettingIsRead() throws {
+        let configuration = try Self.load([
+            .listen: "127.0.0.1:9000",
+            .cacheRoot: "/srv/thumbs/",
+            .workers: "7",
+            .logLevel: "warn",
+            .key: "736563726574",
+            .salt: "68656C6C6F",
+            .signatureSize: "8",
+            .baseURL: "http://images.example/",
+            .maxSrcFileSize: "1048576",
+            .maxSrcResolution: "12.5",
+            .downloadTimeout: "5",
+            .maxRedirects: "2",
+            .userAgent: "thumbd-test/1",
+            .allowLoopbackSourceAddresses: "true",
+            .allowPrivateSourceAddresses: "1",
+            .allowLinkLocalSourceAddresses: "yes",
+        ])
+
+        #expect(configuration.listen == .tcp(host: "127.0.0.1", port: 9000))
+        #expect(configuration.cacheRoot == "/srv/thumbs")
+        #expect(configuration.workers == 7)
+        #expect(configuration.logLevel.rawValue == "warning")
+        #expect(configuration.signing.pairs.map(\.key) == [Array("secret".utf8)])
+        #expect(configuration.signing.pairs.map(\.salt) == [Array("hello".utf8)])
+        #expect(configuration.signing.size == 8)
+        #expect(configuration.baseURL == "http://images.example/")
+        #expect(configuration.fetch.maxBytes == 1_048_576)
+        #expect(configuration.render.maxSourcePixels == 12_500_000)
+        #expect(configuration.fetch.totalTimeoutMilliseconds == 5_000)
+        #expect(configuration.fetch.connectTimeoutMilliseconds == 3_000)
+        #expect(configuration.fetch.maxRedirects == 2)
+        #expect(configuration.fetch.userAgent == "thumbd-test/1")
+        #expect(configuration.fetch.addressPolicy.allowLoopback)
+        #expect(configuration.fetch.addressPolicy.allowPrivate)
+        #expect(configuration.fetch.addressPolicy.allowLinkLocal)
+    }
+
+    @Test(arguments: [
+        ("unix:/run/t.sock", ListenAddress.unix(path: "/run/t.sock")),
+        ("/run/t.sock", .unix(path: "/run/t.sock")),
+        ("127.0.0.1:9000", .tcp(host: "127.0.0.1", port: 9000)),
+    ])
+    func listenForms(_ text: String, expected: ListenAddress) throws {
+        #expect(try Self.load([.listen: text]).listen == expected)
+    }
+
+    @Test(arguments: [
+        ("warn", "warning"), ("ERROR", "error"), ("debug", "debug"), ("fatal", "critical"), ("trace", "trace"),
+    ])
+    func logLevelNames(_ text: String, expected: String) throws {
+        #expect(try Self.load([.logLevel: text]).logLevel.rawValue == expected)
+    }
+
+    @Test(arguments: [
+        ("1", true), ("t", true), ("TRUE", true), ("yes", true),
+        ("0", false), ("f", false), ("false", false), ("no", false), ("", false),
+    ])
+    func booleanForms(_ text: String, expected: Bool) throws {
+        #expect(try Self.load([.allowPrivateSourceAddresses: text]).fetch.addressPolicy.allowPrivate == expected)
+    }
+
+    @Test(arguments: [("5", 5_000, 3_000), ("1", 1_000, 1_000), ("2.5", 2_500, 2_500), ("0.1", 100, 100)])
+    func downloadTimeoutAlsoBoundsTheConnectTimeout(_ text: String, total: Int, connect: Int) throws {
+        let fetch = try Self.load([.downloadTimeout: text]).fetch
+
+        #expect(fetch.totalTimeoutMilliseconds == total)
+        #expect(fetch.connectTimeoutMilliseconds == connect)
+    }
+
+    @Test func maxSourceFileSizeOfZeroKeepsTheDefault() throws {
+        // imgproxy reads 0 as "no limit"; thumbd keeps its default limit instead
+        #expect(try Self.load([.maxSrcFileSize: "0"]).fetch.maxBytes == 20 * 1024 * 1024)
+    }
+
+    @Test func everyInvalidValueIsReportedAtOnce() {
+        // Given eleven settings with bad values
+        let invalid: [Setting: String] = [
+            .listen: "nowhere",
+            .cacheRoot: "relative/dir",
+            .workers: "0",
+            .logLevel: "loud",
+            .signatureSize: "33",
+            .maxSrcFileSize: "-1",
+            .maxSrcResolution: "0",
+            .downloadTimeout: "never",
+            .maxRedirects: "21",
+            .allowLoopbackSourceAddresses: "maybe",
+            .key: "zz",
+        ]
+
+        // When loading
+        let messages = Self.problems(invalid)
+
+        // Then one problem each, naming where the value came from and the value itself
+        #expect(messages.count == invalid.count, "\(messages)")
+        for (setting, value) in invalid {
+            let origin = Self.origin(of: setting)
+            #expect(messages.filter { $0.hasPrefix("\(origin)=\(value.debugDescription):") }.count == 1,
+                    "no problem names \(origin)=\(value.debugDescription)")
+        }
+    }
+
+    @Test func keysAndSaltsMustPairUp() {
+        let messages = Self.problems([.key: "736563726574,746573742d6b6579", .salt: "68656C6C6F"])
+
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("KEY has 2 key(s) but SALT has 1 salt(s)") == true, "\(messages)")
+    }
+
+    @Test func commaSeparatedHexKeysBuildOnePairEach() throws {
+        // Given the two published key pairs, as imgproxy takes several
+        let configuration = try Self.load([
+            .key: "736563726574, 746573742d6b6579",
+            .salt: "68656C6C6F,746573742D73616C74",
+        ])
+
+        // Then both pairs are built, in order, and URLs signed with either verify
+        let signing = configuration.signing
+        #expect(signing.pairs.map(\.key) == [Array("secret".utf8), Array("test-key".utf8)])
+        #expect(signing.pairs.map(\.salt) == [Array("hello".utf8), Array("test-salt".utf8)])
+        #expect(throws: Never.self) {
+            try signing.verify(
+                signature: "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8",
+                path: "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png")
+        }
+        #expect(throws: Never.self) {
+            try signing.verify(signature: "oWaL7QoW5TsgbuiS9-5-DI8S3Ibbo1gdB2SteJh3a20", path: "/asd")
+        }
+    }
+
+    @Test(arguments: ["zz", "abc", "12,zz", "12 34", "+f+f", "-0-0"])
+    func keyThatIsNotHexIsAProblem(_ text: String) {
+        let messages = Self.problems([.key: text, .salt: text])
+
+        #expect(messages.contains { $0.hasPrefix("IMGPROXY_KEY=") }, "\(text) accepted as hex: \(messages)")
+    }
+
+    @Test func environmentNamesPreferThumbdThenImgproxy() {
+        for setting in Setting.allCases {
+            let names = setting.environmentNames
+            #expect(names.first == "THUMBD_\(setting.rawValue)")
+            if setting == .listen || setting == .cacheRoot {
+                #expect(names == ["THUMBD_\(setting.rawValue)"])
+            } else {
+                #expect(names == ["THUMBD_\(setting.rawValue)", "IMGPROXY_\(setting.rawValue)"])
+            }
+        }
+        #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
+        #expect(Setting.cacheRoot.environmentNames == ["THUMBD_CACHE_ROOT"])
+    }
+}

@@ -1,0 +1,10 @@
+@testable import ThumbCore
+
+extension ProcessingOptions {
+    /// Default options with some fields changed, for tables of expectations.
+    static func with(_ change: (inout ProcessingOptions) -> Void) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        change(&options)
+        return options
+    }
+}

@@ -1,0 +1,152 @@
+import Testing
+@testable import ThumbCore
+
+/// imgproxy's URL signature, checked against its published vectors.
+struct SignatureTests {
+    static let secretHello = SignatureVerifier.KeyPair(key: bytes(hex: "736563726574"), salt: bytes(hex: "68656C6C6F"))
+    static let testKey = SignatureVerifier.KeyPair(key: Array("test-key".utf8), salt: Array("test-salt".utf8))
+    static let otherKey = SignatureVerifier.KeyPair(key: Array("other-key".utf8), salt: Array("other-salt".utf8))
+
+    static let documentedPath = "/rs:fill:300:400:0/g:sm/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+    static let documentedSignature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"
+    static let asdSignature = "oWaL7QoW5TsgbuiS9-5-DI8S3Ibbo1gdB2SteJh3a20"
+    static let asdSignatureOf8Bytes = "oWaL7QoW5Ts"
+
+    struct Vector: Sendable, CustomTestStringConvertible {
+        let pair: SignatureVerifier.KeyPair
+        let size: Int
+        let path: String
+        let signature: String
+        var testDescription: String { "\(path) size \(size)" }
+    }
+
+    /// Verbatim from DESIGN.md (imgproxy's documentation and `security/signature_test.go`).
+    static let vectors = [
+        Vector(pair: secretHello, size: 32, path: documentedPath, signature: documentedSignature),
+        Vector(pair: testKey, size: 32, path: "/asd", signature: asdSignature),
+        Vector(pair: testKey, size: 8, path: "/asd", signature: asdSignatureOf8Bytes),
+    ]
+
+    @Test(arguments: vectors)
+    func computesPublishedVector(_ vector: Vector) {
+        let verifier = SignatureVerifier(pairs: [vector.pair], size: vector.size)
+
+        #expect(verifier.signature(for: Substring(vector.path), with: vector.pair) == vector.signature)
+    }
+
+    @Test(arguments: vectors)
+    func verifiesPublishedVector(_ vector: Vector) {
+        let verifier = SignatureVerifier(pairs: [vector.pair], size: vector.size)
+
+        #expect(throws: Never.self) {
+            try verifier.verify(signature: Substring(vector.signature), path: Substring(vector.path))
+        }
+    }
+
+    @Test(arguments: [
+        ("wrong signature", "pKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8", documentedPath),
+        ("truncated signature", String(documentedSignature.prefix(11)), documentedPath),
+        ("signature with an extra character", documentedSignature + "A", documentedPath),
+        ("empty signature", "", documentedPath),
+        ("the literal insecure", "insecure", documentedPath),
+        ("changed path", documentedSignature, documentedPath.replacingOccurrences(of: "300", with: "301")),
+        ("path without its extension", documentedSignature, String(documentedPath.dropLast(4))),
+    ])
+    func rejectsAsForbidden(_ what: String, signature: String, path: String) {
+        let verifier = SignatureVerifier(pairs: [Self.secretHello])
+
+        let error = #expect(throws: ThumbError.self) {
+            try verifier.verify(signature: Substring(signature), path: Substring(path))
+        }
+
+        #expect(error == .forbidden("invalid signature"), "\(what)")
+        #expect(error?.status == 403)
+    }
+
+    @Test func fullSignatureIsRejectedWhenTheSizeIsEightBytes() {
+        let verifier = SignatureVerifier(pairs: [Self.testKey], size: 8)
+
+        #expect(throws: ThumbError.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") }
+    }
+
+    @Test func eitherPairOfARotationVerifies() {
+        // Given the old and the new key configured during a rotation
+        let verifier = SignatureVerifier(pairs: [Self.secretHello, Self.testKey])
+
+        // Then a URL signed with either verifies, and one signed with a third key does not
+        #expect(throws: Never.self) {
+            try verifier.verify(signature: Substring(Self.documentedSignature), path: Substring(Self.documentedPath))
+        }
+        #expect(throws: Never.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") }
+        // HMAC-SHA256("other-key", "other-salt/asd"), computed with openssl
+        #expect(throws: ThumbError.self) {
+            try verifier.verify(signature: "rphTaaL7g-0X54ECcwnEgGU87eItwX5UO8Bsf1_Nth0", path: "/asd")
+        }
+        // and a signature is valid only for the path it was made for
+        #expect(throws: ThumbError.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asdf") }
+    }
+
+    @Test(arguments: ["insecure", "anything", "", documentedSignature])
+    func withoutKeysEverySignatureVerifies(_ signature: String) {
+        let verifier = SignatureVerifier(pairs: [])
+
+        #expect(throws: Never.self) { try verifier.verify(signature: Substring(signature), path: "/w:300/plain/x") }
+    }
+
+    // MARK: Through the request path parser
+
+    /// The documented path with `g:so` (thumbd's compass gravity), signed with "secret"/"hello"
+    /// and, for rotation, with "other-key"/"other-salt"; both signatures computed with openssl.
+    static let signedPath = "/rs:fill:300:400:0/g:so/aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn.png"
+    static let signedPathSignature = "8GEL8-RjjgnKbz4XHvM8kq9fcXNpmUhgaFDrVRPmC84"
+    static let signedPathOtherSignature = "gcom_4-b1fQNSPmAisYk7ZWUAE89-3LdTYMKUaJ_mBc"
+
+    @Test(arguments: [signedPathSignature, signedPathOtherSignature])
+    func signedPathParses(_ signature: String) throws {
+        let verifier = SignatureVerifier(pairs: [Self.secretHello, Self.otherKey])
+        let parser = RequestPathParser(verifier: verifier, baseURL: nil)
+
+        // The query string is not signed, so appending one keeps the signature valid.
+        let request = try parser.parse(rawPath: "/\(signature)\(Self.signedPath)?utm=1")
+
+        #expect(request.sourceURL == "http://example.com/images/curiosity.jpg")
+        #expect(request.options == .with {
+            $0.resizingType = .fill
+            $0.width = 300
+            $0.height = 400
+            $0.gravity = Gravity(anchor: .south)
+            $0.format = .png
+        })
+    }
+
+    @Test(arguments: [
+        "/\(signedPathSignature)\(signedPath.replacingOccurrences(of: ":400:", with: ":401:"))",
+        "/\(signedPathSignature)\(signedPath.replacingOccurrences(of: ".png", with: ".webp"))",
+        "/\(signedPathSignature)\(signedPath.replacingOccurrences(of: "/g:so/", with: "/g:so/q:90/"))",
+        "/\(signedPathOtherSignature)\(signedPath)",
+        "/insecure\(signedPath)",
+        "/\(signedPathSignature.dropLast())\(signedPath)",
+    ])
+    func tamperedPathIsForbidden(_ path: String) {
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.secretHello]), baseURL: nil)
+
+        #expect(throws: ThumbError.forbidden("invalid signature")) { try parser.parse(rawPath: path) }
+    }
+
+    @Test func signatureIsCheckedBeforeTheOptions() {
+        // A bad option under a bad signature tells the client nothing about the options.
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.secretHello]), baseURL: nil)
+
+        #expect(throws: ThumbError.forbidden("invalid signature")) {
+            try parser.parse(rawPath: "/bogus/zz:1/plain/http://h/a.jpg")
+        }
+    }
+
+    /// Bytes from a hex string written in a test; traps on a typo.
+    static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+        }
+    }
+}

@@ -1,0 +1,38 @@
+import Testing
+@testable import ThumbCore
+
+/// The request path decoded as nginx decodes it into DOCUMENT_URI, or nil where nginx's form
+/// cannot be matched safely.
+struct URIDecodingTests {
+    @Test(arguments: [
+        ("/insecure/w:300/plain/http://h/a.jpg", "/insecure/w:300/plain/http://h/a.jpg"),
+        ("/a/b.jpg?w=300&x=%41", "/a/b.jpg"),
+        ("/a?", "/a"),
+        ("/a%20b", "/a b"),
+        ("/%41%42%43", "/ABC"),
+        ("/%4a%4B", "/JK"),
+        ("/http%3A%2F%2Fh%2fa.jpg", "/http://h/a.jpg"),
+        ("/caf%C3%A9", "/café"),
+        ("/a%25b", "/a%b"),
+        ("/a+b", "/a+b"),
+        ("", ""),
+    ])
+    func decodes(_ requestURI: String, expected: String) {
+        #expect(URIDecoding.decodedPath(requestURI) == expected)
+    }
+
+    @Test(arguments: [
+        "/a%G1",  // not hex
+        "/a%1G",
+        "/a%",  // escape cut short
+        "/a%4",
+        "/a%4?x=1",  // cut short by the query
+        "/a%00b",  // NUL
+        "/a%FF",  // not UTF-8
+        "/a%C3",  // truncated UTF-8 sequence
+        "/a%C0%AF",  // overlong encoding of /
+    ])
+    func refuses(_ requestURI: String) {
+        #expect(URIDecoding.decodedPath(requestURI) == nil)
+    }
+}
