@@ -15,6 +15,10 @@ public enum ThumbError: Error, Equatable, Sendable {
     case originFailed(String)
     /// The origin did not answer in time.
     case originTimeout
+    /// More work is queued than thumbd takes on; the client should retry shortly.
+    case overloaded
+    /// The thumbnail was not ready within the request deadline; it may be by the next request.
+    case deadlineExceeded
     /// Anything thumbd itself got wrong: a bug or the machine, never the client.
     case internalFailure(String)
 
@@ -27,6 +31,8 @@ public enum ThumbError: Error, Equatable, Sendable {
         case .unprocessable: 422
         case .originFailed: 502
         case .originTimeout: 504
+        case .overloaded: 503
+        case .deadlineExceeded: 504
         case .internalFailure: 500
         }
     }
@@ -41,6 +47,8 @@ public enum ThumbError: Error, Equatable, Sendable {
         case .unprocessable(let why): "cannot process source: \(why)"
         case .originFailed(let why): "origin failed: \(why)"
         case .originTimeout: "origin timed out"
+        case .overloaded: "too busy, retry shortly"
+        case .deadlineExceeded: "thumbnail not ready in time, retry shortly"
         case .internalFailure: "internal error"
         }
     }

@@ -22,16 +22,30 @@ struct Service {
 
         MagickEnvironment.start(limits: MagickEnvironment.Limits())
         OriginFetcher.initializeGlobally()
-        let pipeline = ThumbnailPipeline(
+        let limits = configuration.limits
+        let metrics = Metrics()
+        let sources = SourceStage(
             fetcher: OriginFetcher(configuration: configuration.fetch),
+            localReader: configuration.localFileReader,
+            pool: BlockingPool(name: "fetch", threads: limits.fetches, queueLimit: limits.queueSize),
+            hosts: HostLimiter(limit: limits.fetchesPerHost, queueLimit: limits.queueSize),
+            recent: RecentSources(byteLimit: limits.sourceMemoryBytes),
+            failures: FailureMemory(lifetimes: limits.failureLifetimes),
+            metrics: metrics
+        )
+        let pipeline = ThumbnailPipeline(
+            sources: sources,
             renderer: Renderer(configuration: configuration.render),
+            renderPool: BlockingPool(name: "render", threads: limits.renders, queueLimit: limits.queueSize),
             store: CacheStore(root: configuration.cacheRoot),
+            metrics: metrics,
             logger: logger
         )
         let handler = RequestHandler(
             parser: RequestPathParser(verifier: configuration.signing, baseURL: configuration.baseURL),
+            allowedSources: configuration.allowedSources,
             pipeline: pipeline,
-            coalescer: RequestHandler.ThumbnailCoalescer(),
+            deadline: limits.requestTimeout,
             logger: logger
         )
         let server = try FastCGIServer(

@@ -52,6 +52,44 @@ struct SettingsOptions: ParsableArguments {
     @Flag(help: "Allow sources on link-local addresses. [THUMBD_ALLOW_LINK_LOCAL_SOURCE_ADDRESSES]")
     var allowLinkLocalSourceAddresses = false
 
+    @Option(help: "Source URL prefixes, comma-separated; * stops at /. None: any source. [THUMBD_ALLOWED_SOURCES]")
+    var allowedSources: String?
+
+    @Option(help: "Source addresses or CIDR ranges to allow, comma-separated. [THUMBD_ALLOWED_SOURCE_ADDRESSES]")
+    var allowedSourceAddresses: String?
+
+    /// Spelt `Filesystem`, not `FileSystem`: ArgumentParser names the flag from the property, and
+    /// `flagName` from LOCAL_FILESYSTEM_ROOT, so both say `--local-filesystem-root`.
+    @Option(help: "Directory local:///path sources are read under. None: off. [THUMBD_LOCAL_FILESYSTEM_ROOT]")
+    var localFilesystemRoot: String?
+
+    @Option(help: "Seconds from the start of a download to its first byte. [THUMBD_FIRST_BYTE_TIMEOUT, default 5]")
+    var firstByteTimeout: String?
+
+    @Option(help: "Seconds a client waits for a thumbnail before 504; the job goes on. [THUMBD_TIMEOUT, default 20]")
+    var timeout: String?
+
+    @Option(help: "Jobs that may wait for a fetch or render slot; beyond, 503. [THUMBD_REQUESTS_QUEUE_SIZE, default 64]")
+    var requestsQueueSize: String?
+
+    @Option(help: "Origin downloads at once. [THUMBD_MAX_CONCURRENT_FETCHES, default 16]")
+    var maxConcurrentFetches: String?
+
+    @Option(help: "Origin downloads at once from one host. [THUMBD_MAX_CONCURRENT_FETCHES_PER_HOST, default 4]")
+    var maxConcurrentFetchesPerHost: String?
+
+    @Option(help: "Renders at once. [THUMBD_MAX_CONCURRENT_RENDERS, default cores]")
+    var maxConcurrentRenders: String?
+
+    @Option(help: "Bytes of recently fetched originals kept in memory. [THUMBD_SOURCE_MEMORY_CACHE_SIZE, default 67108864]")
+    var sourceMemoryCacheSize: String?
+
+    @Option(help: "Seconds a missing or refused source is remembered. [THUMBD_NOT_FOUND_CACHE_TTL, default 30]")
+    var notFoundCacheTtl: String?
+
+    @Option(help: "Seconds a failing origin (5xx, timeout) is remembered. [THUMBD_ERROR_CACHE_TTL, default 5]")
+    var errorCacheTtl: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -78,6 +116,12 @@ struct SettingsOptions: ParsableArguments {
             .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,
             .maxSrcFileSize: maxSrcFileSize, .maxSrcResolution: maxSrcResolution,
             .downloadTimeout: downloadTimeout, .maxRedirects: maxRedirects, .userAgent: userAgent,
+            .allowedSources: allowedSources, .allowedSourceAddresses: allowedSourceAddresses,
+            .localFileSystemRoot: localFilesystemRoot, .firstByteTimeout: firstByteTimeout, .timeout: timeout,
+            .requestsQueueSize: requestsQueueSize, .maxConcurrentFetches: maxConcurrentFetches,
+            .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
+            .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
+            .errorCacheTTL: errorCacheTtl,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }

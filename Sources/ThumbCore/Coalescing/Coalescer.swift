@@ -1,16 +1,10 @@
-/// Hands out one job per thumbnail key. The first request for a key becomes the leader and does
-/// the work on its own thread; every request for the same key that arrives meanwhile waits for
-/// the leader's outcome. The actor only keeps the books: no fetching, decoding or file work.
-/// A finished job leaves a small `Receipt` (where its result is stored), so a request just
-/// behind it need not redo the work.
+/// Hands out one job per key. The first request for a key starts the job; every request for the
+/// same key that arrives before it ends waits for the same outcome. The actor only keeps the
+/// books: the job itself runs elsewhere and reports back through `finish`.
+///
+/// A finished job leaves a small `Receipt` (where its result is stored), so the next job for the
+/// key can reuse the result instead of redoing the work.
 public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sendable> {
-    public enum Role: Sendable {
-        /// Do the job, then call `finish`. `previous` is the receipt of the last job for this key.
-        case leader(previous: Receipt?)
-        /// Another request did the job; this is its outcome.
-        case follower(Outcome)
-    }
-
     private var waiters: [Key: [CheckedContinuation<Outcome, Never>]] = [:]
     /// Receipts of recent jobs, oldest first in `recentOrder`, at most `recentCapacity`.
     private var recent: [Key: Receipt] = [:]
@@ -24,14 +18,19 @@ public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sen
         self.recentCapacity = recentCapacity
     }
 
-    public func join(_ key: Key) async -> Role {
-        guard waiters[key] != nil else {
+    /// Waits for the outcome of the job for `key`. When no job is under way, `start` is called
+    /// with the receipt of the last job for the key; it must launch the job (without blocking),
+    /// and the job must end by calling `finish`.
+    public func outcome(for key: Key, start: @Sendable (Receipt?) -> Void) async -> Outcome {
+        if waiters[key] == nil {
             waiters[key] = []
             jobsStarted += 1
-            return .leader(previous: recent[key])
+            start(recent[key])
+        } else {
+            requestsJoined += 1
         }
-        requestsJoined += 1
-        return .follower(await withCheckedContinuation { waiters[key, default: []].append($0) })
+        // `finish` cannot run before this suspends: the continuation is in place first.
+        return await withCheckedContinuation { waiters[key, default: []].append($0) }
     }
 
     /// Ends the job however it went: every waiter resumes with the same outcome, and the key is

@@ -1,58 +1,78 @@
-import Logging
 import Dispatch
+import Logging
 
-/// The leader's job: fetch → render → store, on the leader's own worker thread.
+/// A thumbnail job, coalesced per key: the source (shared by every thumbnail of it), then the
+/// render and the store on the render pool. The orchestration is async; every blocking step runs
+/// on a pool of threads thumbd owns.
 public struct ThumbnailPipeline: Sendable {
-    public let fetcher: OriginFetcher
+    public typealias ThumbnailCoalescer = Coalescer<ThumbnailKey, JobOutcome, CachePath>
+
+    public let sources: SourceStage
     public let renderer: Renderer
+    public let renderPool: BlockingPool
     public let store: CacheStore
+    public let coalescer = ThumbnailCoalescer()
+    public let metrics: Metrics
     public let logger: Logger
 
-    public init(fetcher: OriginFetcher, renderer: Renderer, store: CacheStore, logger: Logger) {
-        self.fetcher = fetcher
+    public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
+                metrics: Metrics, logger: Logger) {
+        self.sources = sources
         self.renderer = renderer
+        self.renderPool = renderPool
         self.store = store
+        self.metrics = metrics
         self.logger = logger
     }
 
-    /// Makes the thumbnail for `request` and publishes it at the path for `documentURI`.
+    /// The outcome of the job for `request`, started if none is under way. The job goes on when
+    /// the caller stops waiting, so a late thumbnail still fills the cache for the next client.
+    public func thumbnail(for request: ThumbnailRequest, documentURI: String) async -> JobOutcome {
+        let pipeline = self
+        return await coalescer.outcome(for: request.key) { previous in
+            Task {
+                let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
+                let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
+                await pipeline.coalescer.finish(request.key, with: outcome, receipt: receipt)
+            }
+        }
+    }
+
     /// `previous` is where an earlier job put the same thumbnail (another spelling of the URL):
     /// if that file is still there, it is linked instead of made again.
-    public func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) -> JobOutcome {
-        if let previous, let reused = reuse(previous, for: documentURI) {
+    private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
+        let pipeline = self
+        if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
+            try pipeline.reuse(previous, for: documentURI)
+        }) {
             return .success(reused)
         }
         let started = DispatchTime.now()
-        var fetched: DispatchTime?
-        var outcome: JobOutcome
-        do throws(ThumbError) {
-            let source = try fetcher.fetch(request.sourceURL)
-            fetched = DispatchTime.now()
-            guard let sourceFormat = ContentSniffer.format(of: source.body) else {
-                throw .unprocessable("source is not a JPEG, PNG, GIF, WebP or AVIF image (\(source.contentType ?? "no content type"))")
+        let source = await sources.source(for: request.sourceURL)
+        let fetched = DispatchTime.now()
+        let outcome = await source.asyncFlatMap { source in
+            await renderPool.runCatching { () throws(ThumbError) in
+                try pipeline.renderAndPublish(source, request: request, documentURI: documentURI)
             }
-            let rendered = try renderer.render(source.body, sourceFormat: sourceFormat, options: request.options)
-            outcome = .success(Thumbnail(bytes: rendered.bytes, format: rendered.format,
-                                         stored: publish(rendered, for: documentURI, key: request.key)))
-        } catch {
-            outcome = .failure(error)
         }
-        let finished = DispatchTime.now()
-        log(request.key, outcome, fetchMilliseconds: (fetched ?? finished).milliseconds(since: started),
-            renderMilliseconds: fetched.map { finished.milliseconds(since: $0) } ?? 0)
+        log(request.key, outcome, fetchMilliseconds: fetched.milliseconds(since: started),
+            renderMilliseconds: DispatchTime.now().milliseconds(since: fetched))
         return outcome
     }
 
-    /// nil when the earlier file is gone (evicted, deleted): then the job is done again.
-    private func reuse(_ previous: CachePath, for documentURI: String) -> Thumbnail? {
+    private func reuse(_ previous: CachePath, for documentURI: String) throws(ThumbError) -> Thumbnail {
         let path = CachePath(documentURI: documentURI, format: previous.format)
-        do throws(ThumbError) {
-            let bytes = try store.read(previous)
-            try store.alias(path, to: previous)
-            return Thumbnail(bytes: bytes, format: previous.format, stored: path)
-        } catch {
-            return nil
-        }
+        let bytes = try store.read(previous)
+        try store.alias(path, to: previous)
+        return Thumbnail(bytes: bytes, format: previous.format, stored: path)
+    }
+
+    private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,
+                                  documentURI: String) throws(ThumbError) -> Thumbnail {
+        metrics.increment(.renders)
+        let rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: request.options)
+        return Thumbnail(bytes: rendered.bytes, format: rendered.format,
+                         stored: publish(rendered, for: documentURI, key: request.key))
     }
 
     /// A thumbnail that cannot be stored is still answered; the next request tries again.
@@ -82,6 +102,15 @@ public struct ThumbnailPipeline: Sendable {
             metadata["error"] = "\(error)"
         }
         logger.info("miss", metadata: metadata)
+    }
+}
+
+extension Result where Success: Sendable {
+    func asyncFlatMap<New>(_ transform: (Success) async -> Result<New, Failure>) async -> Result<New, Failure> {
+        switch self {
+        case .success(let value): await transform(value)
+        case .failure(let error): .failure(error)
+        }
     }
 }
 

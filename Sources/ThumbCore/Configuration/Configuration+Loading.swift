@@ -1,5 +1,8 @@
 import Foundation
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
 /// imgproxy has the same setting) and validates all of them, so a bad start lists every problem
@@ -21,6 +24,8 @@ extension Configuration {
         reader.read(.workers) { configuration.workers = try integer($0, in: 1...1024) }
         reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
+        reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
+        reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
         reader.read(.maxSrcResolution) {
             let megapixels = try decimal($0, in: 0.01...1_000)
@@ -31,11 +36,25 @@ extension Configuration {
             configuration.fetch.totalTimeoutMilliseconds = milliseconds
             configuration.fetch.connectTimeoutMilliseconds = min(milliseconds, configuration.fetch.connectTimeoutMilliseconds)
         }
+        reader.read(.firstByteTimeout) {
+            configuration.fetch.firstByteTimeoutMilliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+        }
+        reader.read(.timeout) { configuration.limits.requestTimeout = try decimal($0, in: 0.1...3_600) }
+        reader.read(.requestsQueueSize) { configuration.limits.queueSize = try integer($0, in: 0...100_000) }
+        reader.read(.maxConcurrentFetches) { configuration.limits.fetches = try integer($0, in: 1...1024) }
+        reader.read(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = try integer($0, in: 1...1024) }
+        reader.read(.maxConcurrentRenders) { configuration.limits.renders = try integer($0, in: 1...1024) }
+        reader.read(.sourceMemoryCacheSize) { configuration.limits.sourceMemoryBytes = try integer($0, in: 0...(1 << 36)) }
+        reader.read(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = try decimal($0, in: 0...86_400) }
+        reader.read(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = try decimal($0, in: 0...86_400) }
         reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }
         reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
         reader.read(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = try bool($0) }
         reader.read(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = try bool($0) }
         reader.read(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = try bool($0) }
+        reader.read(.allowedSourceAddresses) {
+            configuration.fetch.addressPolicy.allowedRanges = try addressRanges($0)
+        }
 
         var keys: [[UInt8]] = []
         var salts: [[UInt8]] = []
@@ -100,6 +119,35 @@ extension Configuration {
     private static func absolutePath(_ text: String) throws -> String {
         guard text.hasPrefix("/") else { throw InvalidValue(expected: "expected an absolute path") }
         return text.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// An existing directory, checked now so a typo fails the start rather than every local source.
+    private static func directory(_ text: String) throws -> String {
+        let path = try absolutePath(text)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw InvalidValue(expected: "expected an existing directory: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw InvalidValue(expected: "expected a directory, not a file")
+        }
+        return path
+    }
+
+    /// Comma-separated items, trimmed, empty ones skipped (a trailing comma is harmless).
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Every entry that is not an address or CIDR range is named in the one problem.
+    private static func addressRanges(_ text: String) throws -> [AddressRange] {
+        let items = list(text)
+        let invalid = items.filter { AddressRange($0) == nil }
+        guard invalid.isEmpty else {
+            let names = invalid.map(\.debugDescription).joined(separator: ", ")
+            throw InvalidValue(expected: "expected addresses or CIDR ranges (10.0.0.5, fd00::/8), not \(names)")
+        }
+        return items.compactMap(AddressRange.init)
     }
 
     /// Comma-separated hex strings, as imgproxy takes several keys or salts.

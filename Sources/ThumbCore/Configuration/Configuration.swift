@@ -11,8 +11,19 @@ public struct Configuration: Sendable {
     public var signing = SignatureVerifier(pairs: [])
     /// Prepended to sources without a scheme.
     public var baseURL: String?
+    /// URL prefixes a source must start with; empty allows every source.
+    public var allowedSources = SourceAllowList(prefixes: [])
+    /// The directory `local:///path` sources are read under; nil turns local sources off.
+    public var localFileSystemRoot: String?
     public var fetch = OriginFetcher.Configuration()
+    public var limits = ConcurrencyLimits()
     public var render = Renderer.Configuration()
 
     public init() {}
+
+    /// The reader for `local://` sources, nil when they are off: a caller holding nil answers them
+    /// with `LocalFileReader.notEnabled`. Local files obey the same byte limit as downloads.
+    public var localFileReader: LocalFileReader? {
+        localFileSystemRoot.map { LocalFileReader(root: $0, maxBytes: fetch.maxBytes) }
+    }
 }

@@ -16,13 +16,34 @@ public enum Setting: String, CaseIterable, Sendable {
     case allowLoopbackSourceAddresses = "ALLOW_LOOPBACK_SOURCE_ADDRESSES"
     case allowPrivateSourceAddresses = "ALLOW_PRIVATE_SOURCE_ADDRESSES"
     case allowLinkLocalSourceAddresses = "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES"
+    case allowedSources = "ALLOWED_SOURCES"
+    case allowedSourceAddresses = "ALLOWED_SOURCE_ADDRESSES"
+    case localFileSystemRoot = "LOCAL_FILESYSTEM_ROOT"
+    case firstByteTimeout = "FIRST_BYTE_TIMEOUT"
+    case timeout = "TIMEOUT"
+    case requestsQueueSize = "REQUESTS_QUEUE_SIZE"
+    case maxConcurrentFetches = "MAX_CONCURRENT_FETCHES"
+    case maxConcurrentFetchesPerHost = "MAX_CONCURRENT_FETCHES_PER_HOST"
+    case maxConcurrentRenders = "MAX_CONCURRENT_RENDERS"
+    case sourceMemoryCacheSize = "SOURCE_MEMORY_CACHE_SIZE"
+    case notFoundCacheTTL = "NOT_FOUND_CACHE_TTL"
+    case errorCacheTTL = "ERROR_CACHE_TTL"
 
     /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
-    /// user's environment works unchanged. LISTEN and CACHE_ROOT are thumbd's own.
+    /// user's environment works unchanged.
     public var environmentNames: [String] {
+        isThumbdOwn ? ["THUMBD_\(rawValue)"] : ["THUMBD_\(rawValue)", "IMGPROXY_\(rawValue)"]
+    }
+
+    /// Settings imgproxy does not have (or has with another meaning).
+    public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .cacheRoot: ["THUMBD_\(rawValue)"]
-        default: ["THUMBD_\(rawValue)", "IMGPROXY_\(rawValue)"]
+        case .listen, .cacheRoot, .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
+             .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
+             .errorCacheTTL:
+            true
+        default:
+            false
         }
     }
 }

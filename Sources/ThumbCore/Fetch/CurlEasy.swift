@@ -31,6 +31,14 @@ final class CurlEasy {
         try check(ccurl_setopt_opensocket(handle, openSocketFunction), CURLOPT_OPENSOCKETFUNCTION)
     }
 
+    func set(progressFunction: curl_xferinfo_callback) throws(ThumbError) {
+        try check(ccurl_setopt_xferinfo(handle, progressFunction), CURLOPT_XFERINFOFUNCTION)
+    }
+
+    /// Forgets every option but keeps the connection cache, so the next transfer to the same
+    /// origin reuses a kept-alive connection.
+    func reset() { curl_easy_reset(handle) }
+
     /// Runs the transfer; the caller maps the result code, since only it knows the context.
     func perform() -> CURLcode { curl_easy_perform(handle) }
 

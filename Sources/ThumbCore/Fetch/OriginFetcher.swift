@@ -6,6 +6,8 @@ public struct OriginFetcher: Sendable {
     public struct Configuration: Sendable {
         public var maxBytes = 20 * 1024 * 1024
         public var connectTimeoutMilliseconds = 3_000
+        /// From the start of the transfer to the first byte of the body.
+        public var firstByteTimeoutMilliseconds = 5_000
         public var totalTimeoutMilliseconds = 10_000
         public var maxRedirects = 5
         public var addressPolicy = AddressPolicy()
@@ -20,6 +22,7 @@ public struct OriginFetcher: Sendable {
     }
 
     public let configuration: Configuration
+    private let handles = CurlHandles()
 
     /// Call once, before any thread fetches: curl_global_init is not thread-safe.
     public static func initializeGlobally() {
@@ -30,14 +33,24 @@ public struct OriginFetcher: Sendable {
         self.configuration = configuration
     }
 
+    /// The authority of an http(s) URL, lowercased, for per-host limits.
+    public static func host(of url: String) -> String {
+        let afterScheme = url.range(of: "://").map { url[$0.upperBound...] } ?? Substring(url)
+        let authority = afterScheme.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return String(authority.split(separator: "@").last ?? authority).lowercased()
+    }
+
     public func fetch(_ url: String) throws(ThumbError) -> Response {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw .forbidden("only http and https sources are allowed")
         }
-        let easy = try CurlEasy()
-        let transfer = Transfer(byteLimit: configuration.maxBytes, policy: configuration.addressPolicy)
+        let easy = try handles.take()
+        defer { handles.give(easy) }
+        let transfer = Transfer(byteLimit: configuration.maxBytes, policy: configuration.addressPolicy,
+                                firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         try withExtendedLifetime(transfer) { () throws(ThumbError) in
+            easy.reset()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
             try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
@@ -52,6 +65,9 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_WRITEDATA, context)
             try easy.set(openSocketFunction: transferOpenSocketCallback)
             try easy.set(CURLOPT_OPENSOCKETDATA, context)
+            try easy.set(CURLOPT_NOPROGRESS, 0)
+            try easy.set(progressFunction: transferProgressCallback)
+            try easy.set(CURLOPT_XFERINFODATA, context)
             try check(easy.perform(), transfer)
         }
         let status = easy.responseCode
@@ -66,6 +82,7 @@ public struct OriginFetcher: Sendable {
         switch code {
         case CURLE_OK: return
         case CURLE_OPERATION_TIMEDOUT: throw .originTimeout
+        case CURLE_ABORTED_BY_CALLBACK where transfer.missedFirstByte: throw .originTimeout
         case CURLE_FILESIZE_EXCEEDED: throw .sourceTooLarge(limit: configuration.maxBytes)
         case CURLE_WRITE_ERROR where transfer.exceededLimit: throw .sourceTooLarge(limit: configuration.maxBytes)
         case CURLE_UNSUPPORTED_PROTOCOL: throw .forbidden("only http and https sources are allowed")

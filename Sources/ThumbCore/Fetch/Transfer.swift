@@ -1,4 +1,5 @@
 import CCurl
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -8,13 +9,25 @@ import Glibc
 final class Transfer {
     let byteLimit: Int
     let policy: AddressPolicy
+    /// When the first byte of the body must have arrived, in DispatchTime nanoseconds.
+    let firstByteDeadline: UInt64
     private(set) var body: [UInt8] = []
     private(set) var exceededLimit = false
     private(set) var refusedAddress: IPAddress?
+    private(set) var missedFirstByte = false
 
-    init(byteLimit: Int, policy: AddressPolicy) {
+    init(byteLimit: Int, policy: AddressPolicy, firstByteTimeoutMilliseconds: Int) {
         self.byteLimit = byteLimit
         self.policy = policy
+        firstByteDeadline = DispatchTime.now().uptimeNanoseconds + UInt64(firstByteTimeoutMilliseconds) * 1_000_000
+    }
+
+    /// An origin that accepts the connection but sends nothing is given up on early, not only
+    /// at the total timeout.
+    fileprivate func stillWaiting(received: curl_off_t) -> Bool {
+        guard received == 0, DispatchTime.now().uptimeNanoseconds > firstByteDeadline else { return true }
+        missedFirstByte = true
+        return false
     }
 
     fileprivate func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -43,6 +56,13 @@ let transferWriteCallback: curl_write_callback = { data, size, count, userdata i
     let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
     let length = size * count
     return transfer.receive(UnsafeRawBufferPointer(start: data, count: length)) ? length : 0
+}
+
+/// libcurl's progress callback: a non-zero answer aborts the transfer.
+let transferProgressCallback: curl_xferinfo_callback = { clientp, _, received, _, _ in
+    guard let clientp else { return 1 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(clientp).takeUnretainedValue()
+    return transfer.stillWaiting(received: received) ? 0 : 1
 }
 
 /// libcurl's open-socket callback: the one place that sees the address actually connected to,

@@ -47,8 +47,8 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// One line of text; errors are never cached, by nginx or by a CDN in front of it.
-    public static func error(_ error: ThumbError) -> OutgoingResponse {
-        text(error.status, error.publicMessage)
+    public static func error(_ error: ThumbError, headers: [(name: String, value: String)] = []) -> OutgoingResponse {
+        text(error.status, error.publicMessage, headers: headers)
     }
 
     public static func text(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> OutgoingResponse {

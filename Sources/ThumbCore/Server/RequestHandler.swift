@@ -1,63 +1,81 @@
 import Logging
 
 /// One request, start to end, on the worker thread that accepted it: parse and verify, look for
-/// a file a job just finished, join or lead the job for the thumbnail's key, answer.
+/// a file a job just finished, then wait (up to the deadline) for the job for the thumbnail's
+/// key, which runs on thumbd's pools.
 public struct RequestHandler: Sendable {
-    public typealias ThumbnailCoalescer = Coalescer<ThumbnailKey, JobOutcome, CachePath>
-
     public let parser: RequestPathParser
+    public let allowedSources: SourceAllowList
     public let pipeline: ThumbnailPipeline
-    public let coalescer: ThumbnailCoalescer
+    /// Seconds a client waits for a thumbnail before it gets 504.
+    public let deadline: Double
     public let logger: Logger
 
-    public init(parser: RequestPathParser, pipeline: ThumbnailPipeline, coalescer: ThumbnailCoalescer, logger: Logger) {
+    /// Counters in Prometheus' text format; nginx only lets loopback clients reach it.
+    public static let metricsPath = "/_thumbd/metrics"
+
+    public init(parser: RequestPathParser, allowedSources: SourceAllowList, pipeline: ThumbnailPipeline,
+                deadline: Double, logger: Logger) {
         self.parser = parser
+        self.allowedSources = allowedSources
         self.pipeline = pipeline
-        self.coalescer = coalescer
+        self.deadline = deadline
         self.logger = logger
     }
 
     private var store: CacheStore { pipeline.store }
+    private var metrics: Metrics { pipeline.metrics }
 
     public func respond(to incoming: IncomingRequest) -> OutgoingResponse {
         guard incoming.method == "GET" || incoming.method == "HEAD" else {
             return .text(405, "method not allowed", headers: [("Allow", "GET, HEAD")])
         }
+        if incoming.documentURI == Self.metricsPath {
+            return .text(200, metricsText())
+        }
+        metrics.increment(.requests)
         do throws(ThumbError) {
             let request = try parser.parse(rawPath: incoming.requestURI)
+            try allowedSources.check(request.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
             if let stored = store.existing(documentURI: incoming.documentURI) {
+                metrics.increment(.storedFileAnswers)
                 return .image(try store.read(stored), format: stored.format)
             }
-            let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI).get()
+            let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI)
             return .image(thumbnail.bytes, format: thumbnail.format)
         } catch {
-            if case .internalFailure(let detail) = error {
+            switch error {
+            case .internalFailure(let detail):
                 logger.error("internal failure", metadata: ["uri": "\(incoming.requestURI)", "error": "\(detail)"])
+            case .overloaded:
+                metrics.increment(.overloaded)
+                return .error(error, headers: [("Retry-After", "1")])
+            case .deadlineExceeded:
+                metrics.increment(.deadlinesExceeded)
+            default:
+                break
             }
             return .error(error)
         }
     }
 
-    /// Leads the job for the key or waits for the one under way. A follower whose URL spells
-    /// the thumbnail differently from the leader's gets its own path as a link to the same file.
-    private func thumbnail(for request: ThumbnailRequest, documentURI: String) -> JobOutcome {
-        let key = request.key
-        let coalescer = self.coalescer
-        switch BlockingBridge.wait(for: { await coalescer.join(key) }) {
-        case .leader(let previous):
-            let outcome = pipeline.run(request, documentURI: documentURI, previous: previous)
-            let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
-            BlockingBridge.wait { await coalescer.finish(key, with: outcome, receipt: receipt) }
-            return outcome
-        case .follower(let outcome):
-            if case .success(let thumbnail) = outcome, let stored = thumbnail.stored {
-                aliasIfSpelledDifferently(documentURI, to: stored)
-            }
-            return outcome
+    /// Waits for the job; a request whose URL spells the thumbnail differently from the one that
+    /// started the job gets its own path as a link to the same file.
+    private func thumbnail(for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
+        let pipeline = self.pipeline
+        guard let outcome = BlockingBridge.wait(timeout: deadline, for: {
+            await pipeline.thumbnail(for: request, documentURI: documentURI)
+        }) else {
+            throw .deadlineExceeded
         }
+        let thumbnail = try outcome.get()
+        if let stored = thumbnail.stored {
+            aliasIfSpelledDifferently(documentURI, to: stored)
+        }
+        return thumbnail
     }
 
     private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath) {
@@ -68,5 +86,28 @@ public struct RequestHandler: Sendable {
         } catch {
             logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
         }
+    }
+
+    private func metricsText() -> String {
+        let thumbnails = pipeline.coalescer
+        let sources = pipeline.sources.coalescer
+        let coalescing = BlockingBridge.wait(timeout: 5) {
+            (await thumbnails.jobsStarted, await thumbnails.requestsJoined,
+             await sources.jobsStarted, await sources.requestsJoined)
+        }
+        var lines = Metrics.Counter.allCases.map { "thumbd_\($0.rawValue)_total \(metrics.value($0))" }
+        if let (jobs, joined, sourceJobs, sourceJoined) = coalescing {
+            lines += [
+                "thumbd_thumbnail_jobs_total \(jobs)",
+                "thumbd_thumbnail_requests_joined_total \(joined)",
+                "thumbd_source_jobs_total \(sourceJobs)",
+                "thumbd_source_requests_joined_total \(sourceJoined)",
+            ]
+        }
+        lines += [
+            "thumbd_fetch_queue_length \(pipeline.sources.pool.queued)",
+            "thumbd_render_queue_length \(pipeline.renderPool.queued)",
+        ]
+        return lines.joined(separator: "\n")
     }
 }

@@ -66,6 +66,28 @@ final class TestStack: @unchecked Sendable {
         try HTTPClient.get(port: port, path: path, headers: headers, method: method)
     }
 
+    /// thumbd's counters, read through nginx as an operator would.
+    func metrics() throws -> [String: Int] {
+        let response = try get("/_thumbd/metrics")
+        guard response.status == 200 else { throw StackError("metrics answered \(response.status)") }
+        var values: [String: Int] = [:]
+        for line in response.text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+
+    /// Polls until `condition` holds; false when `timeout` seconds passed first.
+    func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(20_000)
+        }
+        return try condition()
+    }
+
     /// Stops thumbd (SIGTERM) and waits for it: from then on only nginx answers.
     func stopThumbd() {
         guard let thumbd, thumbd.isRunning else { return }

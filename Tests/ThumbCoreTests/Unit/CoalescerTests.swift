@@ -1,158 +1,111 @@
+import Synchronization
 import Testing
 @testable import ThumbCore
 
-/// One job per key: the first request leads, the others wait for its outcome.
+/// The coalescer's contract: one job per key at a time, every waiter gets that job's outcome,
+/// receipts of finished jobs reach the next job for the key.
 struct CoalescerTests {
     typealias StringCoalescer = Coalescer<String, Int, String>
 
-    /// Counts followers that have resumed, to show none resumes before the leader finishes.
-    actor Tally {
-        private(set) var count = 0
-        func add() { count += 1 }
+    /// Records every start and the receipt it was given.
+    final class Starts: Sendable {
+        private let starts = Mutex<[String?]>([])
+        var count: Int { starts.withLock { $0.count } }
+        var receipts: [String?] { starts.withLock { $0 } }
+        func record(_ receipt: String?) { starts.withLock { $0.append(receipt) } }
     }
 
-    /// Polls until `condition` holds; false after about ten seconds.
-    static func eventually(_ condition: () async -> Bool) async throws -> Bool {
-        for _ in 0..<10_000 {
-            if await condition() { return true }
-            try await Task.sleep(for: .milliseconds(1))
-        }
-        return await condition()
-    }
-
-    @Test func firstJoinLeadsWithoutReceipt() async {
+    @Test func fiftyConcurrentWaitersShareOneJob() async {
+        // Given a job that does not finish until told
         let coalescer = StringCoalescer()
+        let starts = Starts()
 
-        let role = await coalescer.join("photo")
-
-        guard case .leader(previous: nil) = role else {
-            Issue.record("expected a leader without receipt, got \(role)")
-            return
+        // When 50 requests for one key arrive while it runs
+        let results = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { await coalescer.outcome(for: "k") { starts.record($0) } }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
         }
+        while await coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
+        await coalescer.finish("k", with: 42, receipt: "stored")
+
+        // Then one job started, 49 joined it, and all 50 got its outcome
+        let outcomes = await results.value
+        #expect(starts.count == 1)
         #expect(await coalescer.jobsStarted == 1)
+        #expect(await coalescer.requestsJoined == 49)
+        #expect(outcomes == Array(repeating: 42, count: 50))
+    }
+
+    @Test func theNextJobForAKeyGetsTheLastReceipt() async {
+        let coalescer = StringCoalescer()
+        let starts = Starts()
+
+        // a first job, finished with a receipt
+        async let first = coalescer.outcome(for: "k") { starts.record($0) }
+        while await coalescer.jobsStarted < 1 { await Task.yield() }
+        await coalescer.finish("k", with: 1, receipt: "path-1")
+        #expect(await first == 1)
+
+        // a second job for the same key starts anew, told where the first put its result
+        async let second = coalescer.outcome(for: "k") { starts.record($0) }
+        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        await coalescer.finish("k", with: 2, receipt: nil)
+        #expect(await second == 2)
+        #expect(starts.receipts == [nil, "path-1"])
+    }
+
+    @Test func aFailureReachesEveryWaiterAndLeavesNoReceipt() async {
+        let coalescer = Coalescer<String, Result<Int, ThumbError>, String>()
+        let starts = Starts()
+
+        async let a = coalescer.outcome(for: "k") { starts.record($0) }
+        async let b = coalescer.outcome(for: "k") { starts.record($0) }
+        while await coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
+        await coalescer.finish("k", with: .failure(.sourceNotFound), receipt: nil)
+        #expect(await a == .failure(.sourceNotFound))
+        #expect(await b == .failure(.sourceNotFound))
+
+        async let c = coalescer.outcome(for: "k") { starts.record($0) }
+        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        await coalescer.finish("k", with: .success(1), receipt: nil)
+        #expect(await c == .success(1))
+        #expect(starts.receipts == [nil, nil])
+    }
+
+    @Test func differentKeysAreDifferentJobs() async {
+        let coalescer = StringCoalescer()
+        let starts = Starts()
+        async let a = coalescer.outcome(for: "a") { starts.record($0) }
+        async let b = coalescer.outcome(for: "b") { starts.record($0) }
+        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        await coalescer.finish("a", with: 1, receipt: nil)
+        await coalescer.finish("b", with: 2, receipt: nil)
+        #expect(await (a, b) == (1, 2))
         #expect(await coalescer.requestsJoined == 0)
     }
 
-    @Test func fiftyConcurrentJoinsFollowTheLeader() async throws {
-        // Given a leader that has not finished
-        let coalescer = StringCoalescer()
-        guard case .leader = await coalescer.join("photo") else {
-            Issue.record("first join did not lead")
-            return
-        }
-
-        // When 50 more requests join concurrently
-        let resumed = Tally()
-        let followers = Task {
-            await withTaskGroup(of: Int?.self) { group in
-                for _ in 0..<50 {
-                    group.addTask {
-                        let role = await coalescer.join("photo")
-                        await resumed.add()
-                        guard case .follower(let outcome) = role else { return nil }
-                        return outcome
-                    }
-                }
-                return await group.reduce(into: [Int?]()) { $0.append($1) }
-            }
-        }
-
-        // Then all 50 are waiting, and none has resumed before the leader finishes
-        #expect(try await Self.eventually { await coalescer.requestsJoined == 50 }, "not all 50 joined")
-        #expect(await resumed.count == 0)
-        #expect(await coalescer.jobsStarted == 1)
-
-        await coalescer.finish("photo", with: 42, receipt: "/cache/photo.webp")
-        let outcomes = await followers.value
-
-        #expect(outcomes == Array(repeating: 42, count: 50))
-        #expect(await resumed.count == 50)
-        #expect(await coalescer.jobsStarted == 1)
-        #expect(await coalescer.requestsJoined == 50)
-
-        // And the next request leads a new job, told where the last one stored its result
-        let next = await coalescer.join("photo")
-        guard case .leader(previous: "/cache/photo.webp"?) = next else {
-            Issue.record("expected a leader with the receipt, got \(next)")
-            return
-        }
-        #expect(await coalescer.jobsStarted == 2)
-    }
-
-    @Test func otherKeysDoNotWait() async {
-        let coalescer = StringCoalescer()
-        _ = await coalescer.join("a")
-
-        let role = await coalescer.join("b")
-
-        guard case .leader(previous: nil) = role else {
-            Issue.record("a second key should lead its own job, got \(role)")
-            return
-        }
-        #expect(await coalescer.jobsStarted == 2)
-    }
-
-    @Test func finishWithoutReceiptLeavesNone() async {
-        let coalescer = StringCoalescer()
-        _ = await coalescer.join("photo")
-
-        await coalescer.finish("photo", with: 0, receipt: nil)
-        let role = await coalescer.join("photo")
-
-        guard case .leader(previous: nil) = role else {
-            Issue.record("expected a leader without receipt, got \(role)")
-            return
-        }
-    }
-
-    @Test func failureReachesFollowers() async throws {
-        // Given a leader and a follower waiting on it
-        let coalescer = Coalescer<String, Result<Int, ThumbError>, String>()
-        _ = await coalescer.join("photo")
-        let follower = Task { await coalescer.join("photo") }
-        #expect(try await Self.eventually { await coalescer.requestsJoined == 1 })
-
-        // When the job fails
-        await coalescer.finish("photo", with: .failure(.sourceNotFound), receipt: nil)
-
-        // Then the follower gets the same failure
-        guard case .follower(.failure(.sourceNotFound)) = await follower.value else {
-            Issue.record("follower did not get the failure")
-            return
-        }
-    }
-
     @Test func receiptsAreBoundedOldestFirst() async {
-        // Given room for two receipts and three finished jobs
         let coalescer = StringCoalescer(recentCapacity: 2)
+        let starts = Starts()
+        /// Runs one whole job for `key` and finishes it with `receipt`.
+        func job(_ key: String, receipt: String?) async {
+            let before = await coalescer.jobsStarted
+            async let done = coalescer.outcome(for: key) { starts.record($0) }
+            while await coalescer.jobsStarted == before { await Task.yield() }
+            await coalescer.finish(key, with: 0, receipt: receipt)
+            _ = await done
+        }
         for key in ["a", "b", "c"] {
-            _ = await coalescer.join(key)
-            await coalescer.finish(key, with: 0, receipt: "receipt \(key)")
+            await job(key, receipt: "receipt-\(key)")
         }
-
-        // Then the oldest receipt is gone and the two newest remain
-        let roles = [await coalescer.join("a"), await coalescer.join("b"), await coalescer.join("c")]
-        let previous = roles.map { role -> String?? in
-            guard case .leader(let previous) = role else { return .none }
-            return .some(previous)
+        // "a" was dropped for "c"; "b" and "c" are kept
+        for key in ["a", "b", "c"] {
+            await job(key, receipt: nil)
         }
-        #expect(previous == [.some(nil), .some("receipt b"), .some("receipt c")])
-    }
-
-    @Test func renewingAReceiptKeepsItsKeyOnce() async {
-        // Given room for two receipts, and "a" finished twice
-        let coalescer = StringCoalescer(recentCapacity: 2)
-        for key in ["a", "a", "b"] {
-            _ = await coalescer.join(key)
-            await coalescer.finish(key, with: 0, receipt: "receipt \(key)")
-        }
-
-        // Then both keys still have their receipt: "a" took one slot, not two
-        guard case .leader(previous: "receipt a"?) = await coalescer.join("a"),
-              case .leader(previous: "receipt b"?) = await coalescer.join("b")
-        else {
-            Issue.record("a renewed receipt took a second slot")
-            return
-        }
+        #expect(starts.receipts.suffix(3) == [nil, "receipt-b", "receipt-c"])
     }
 }

@@ -183,7 +183,7 @@ struct ConfigurationTests {
         for setting in Setting.allCases {
             let names = setting.environmentNames
             #expect(names.first == "THUMBD_\(setting.rawValue)")
-            if setting == .listen || setting == .cacheRoot {
+            if setting.isThumbdOwn {
                 #expect(names == ["THUMBD_\(setting.rawValue)"])
             } else {
                 #expect(names == ["THUMBD_\(setting.rawValue)", "IMGPROXY_\(setting.rawValue)"])
@@ -191,5 +191,7 @@ struct ConfigurationTests {
         }
         #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
         #expect(Setting.cacheRoot.environmentNames == ["THUMBD_CACHE_ROOT"])
+        #expect(Setting.timeout.environmentNames == ["THUMBD_TIMEOUT", "IMGPROXY_TIMEOUT"])
+        #expect(Setting.listen.isThumbdOwn && Setting.errorCacheTTL.isThumbdOwn && !Setting.requestsQueueSize.isThumbdOwn)
     }
 }

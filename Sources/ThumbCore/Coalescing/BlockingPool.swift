@@ -1,0 +1,65 @@
+import Foundation
+
+/// Threads thumbd owns for blocking work (curl transfers, ImageMagick, disk), with a bounded
+/// queue in front: async code awaits the result without ever blocking Swift's cooperative pool,
+/// and work beyond the queue is refused at once instead of piling up.
+public final class BlockingPool: @unchecked Sendable {
+    public let name: String
+    private let queueLimit: Int
+    private let condition = NSCondition()
+    private var queue: [() -> Void] = []
+
+    public init(name: String, threads: Int, queueLimit: Int) {
+        self.name = name
+        self.queueLimit = queueLimit
+        for index in 0..<threads {
+            let thread = Thread { [self] in work() }
+            thread.name = "thumbd-\(name)-\(index)"
+            thread.stackSize = 8 << 20  // ImageMagick's decoders recurse deeper than the default
+            thread.start()
+        }
+    }
+
+    /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full.
+    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws(ThumbError) -> T {
+        let result: Result<T, ThumbError> = await withCheckedContinuation { continuation in
+            condition.lock()
+            defer { condition.unlock() }
+            guard queue.count < queueLimit else {
+                continuation.resume(returning: .failure(.overloaded))
+                return
+            }
+            queue.append { continuation.resume(returning: .success(body())) }
+            condition.signal()
+        }
+        return try result.get()
+    }
+
+    /// Runs throwing work on the pool; a full queue and the work's own failure arrive alike.
+    public func runCatching<T: Sendable>(
+        _ body: @escaping @Sendable () throws(ThumbError) -> T
+    ) async -> Result<T, ThumbError> {
+        do throws(ThumbError) {
+            return try await run { Result(catching: body) }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// How many tasks wait for a thread.
+    public var queued: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count
+    }
+
+    private func work() {
+        while true {
+            condition.lock()
+            while queue.isEmpty { condition.wait() }
+            let next = queue.removeFirst()
+            condition.unlock()
+            next()
+        }
+    }
+}

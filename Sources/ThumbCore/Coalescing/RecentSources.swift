@@ -1,0 +1,38 @@
+import Foundation
+
+/// Originals fetched a moment ago, kept in memory up to a byte budget (least recently used out
+/// first), so a page asking for several sizes of one photo fetches it once.
+public actor RecentSources {
+    private var entries: [String: FetchedSource] = [:]
+    private var order: [String] = []
+    private var bytes = 0
+    private let byteLimit: Int
+
+    public init(byteLimit: Int) {
+        self.byteLimit = byteLimit
+    }
+
+    public func source(for url: String) -> FetchedSource? {
+        guard let source = entries[url] else { return nil }
+        order.removeAll { $0 == url }
+        order.append(url)
+        return source
+    }
+
+    public func keep(_ source: FetchedSource, for url: String) {
+        guard source.bytes.count <= byteLimit / 4, entries[url] == nil else { return }
+        entries[url] = source
+        order.append(url)
+        bytes += source.bytes.count
+        while bytes > byteLimit, let oldest = order.first {
+            order.removeFirst()
+            bytes -= entries.removeValue(forKey: oldest)?.bytes.count ?? 0
+        }
+    }
+}
+
+/// A source's bytes and the format its first bytes show.
+public struct FetchedSource: Sendable {
+    public let bytes: [UInt8]
+    public let format: ImageFormat
+}
