@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Refusals prove themselves on this machine only: loopback sources while loopback is not
+/// allowed, answered 403 before the origin sees a connection.
+@Suite(.serialized)
+struct SourcePolicyTests {
+    let origin: TestOrigin
+
+    init() throws {
+        origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+    }
+
+    @Test func everySpellingOfThisMachineIsRefusedWithoutAConnection() throws {
+        let guarded = try TestStack(environment: ["THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "false"])
+        let hosts = ["127.0.0.1", "localhost", "[::1]", "127.1", "2130706433", "0x7f000001",
+                     "[::ffff:127.0.0.1]", "0.0.0.0", "127.0.0.2"]
+        for host in hosts {
+            let started = Date()
+            let response = try guarded.get("/insecure/w:32/plain/http://\(host):\(origin.port)/photo.jpg@png")
+            #expect(response.status == 403, "\(host): \(response.text)")
+            #expect(response.text.hasPrefix("forbidden: source address"), "\(host): \(response.text)")
+            #expect(Date().timeIntervalSince(started) < 2, "\(host) refused at once")
+        }
+        #expect(origin.connectionCount == 0)
+        #expect(guarded.cacheFiles().isEmpty)
+    }
+
+    @Test func oneAllowedAddressDoesNotOpenItsNeighboursEvenThroughRedirects() throws {
+        // Given loopback refused, but exactly 127.0.0.1 allowed
+        let stack = try TestStack(environment: [
+            "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "false", "THUMBD_ALLOWED_SOURCE_ADDRESSES": "127.0.0.1",
+        ])
+        origin.serve("/to-neighbour", .redirect("http://127.0.0.2:\(origin.port)/photo.jpg"))
+        origin.serve("/to-v6", .redirect("http://[::1]:\(origin.port)/photo.jpg"))
+        origin.serve("/to-name", .redirect("http://localhost:\(origin.port)/photo.jpg"))
+
+        // Then the allowed origin works
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png").status == 200)
+        // and each redirect out of it is refused at the hop
+        for path in ["/to-neighbour", "/to-v6"] {
+            let response = try stack.get("/insecure/w:32/plain/\(origin.url(path))@png")
+            #expect(response.status == 403, "\(path): \(response.text)")
+            #expect(origin.requestCount(path) == 1)
+        }
+        // localhost may resolve to 127.0.0.1 (allowed) or ::1 (refused): either way never elsewhere
+        let named = try stack.get("/insecure/w:32/plain/\(origin.url("/to-name"))@png")
+        #expect(named.status == 200 || named.status == 403)
+        #expect(origin.requestCount("/photo.jpg") == (named.status == 200 ? 2 : 1))
+    }
+
+    @Test func sourcesOutsideTheAllowedPrefixesAreRefused() throws {
+        let stack = try TestStack(environment: ["THUMBD_ALLOWED_SOURCES": origin.url("/allowed/")])
+        origin.serve("/allowed/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/allowed/photo.jpg"))@png").status == 200)
+        let refused = try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png")
+        #expect(refused.status == 403)
+        #expect(refused.text == "forbidden: source is not in the allowed sources\n")
+        #expect(origin.requestCount("/photo.jpg") == 0)
+    }
+
+    @Test func localSourcesStayInsideTheirRoot() throws {
+        // Given a root with a photo, a symlink out of it, and a secret beside it
+        let base = try TestDirectory()
+        let root = base.path + "/root"
+        try FileManager.default.createDirectory(atPath: root + "/sub", withIntermediateDirectories: true)
+        try Data(TestImages.jpeg(width: 64, height: 48)).write(to: URL(fileURLWithPath: root + "/sub/photo.jpg"))
+        try Data(TestImages.jpeg(width: 64, height: 48)).write(to: URL(fileURLWithPath: base.path + "/secret.jpg"))
+        try FileManager.default.createSymbolicLink(atPath: root + "/out.jpg", withDestinationPath: base.path + "/secret.jpg")
+        let stack = try TestStack(environment: ["THUMBD_LOCAL_FILESYSTEM_ROOT": root])
+
+        #expect(try stack.get("/insecure/w:32/plain/local:///sub/photo.jpg@png").status == 200)
+        #expect(try stack.get("/insecure/w:32/plain/local:///sub/none.jpg@png").status == 404)
+        #expect(try stack.get("/insecure/w:32/plain/local:///out.jpg@png").status == 403)
+        // nginx itself resolves a plain "/../"; thumbd refuses what nginx normalised
+        #expect(try stack.get("/insecure/w:32/plain/local:///sub/../../secret.jpg@png").status == 400)
+        // "%252e%252e" reaches thumbd as %2e%2e, decodes to ".." and is refused
+        #expect(try stack.get("/insecure/w:32/plain/local:///sub/%252e%252e/%252e%252e/secret.jpg@png").status == 403)
+        let encoded = Base64URL.encode(Array("local:///../secret.jpg".utf8))
+        #expect(try stack.get("/insecure/w:32/\(encoded).png").status == 403)
+        #expect(stack.cacheFiles().count == 1)
+    }
+
+    @Test func localSourcesAreOffUnlessARootIsSet() throws {
+        let stack = try TestStack()
+        let response = try stack.get("/insecure/w:32/plain/local:///etc/hostname@png")
+        #expect(response.status == 403)
+        #expect(response.text == "forbidden: local sources are not enabled\n")
+    }
+}
+
+/// A temp directory removed when the value goes away.
+final class TestDirectory {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/thumbd-local-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
+        path = String(cString: made)
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
