@@ -90,6 +90,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Seconds a failing origin (5xx, timeout) is remembered. [THUMBD_ERROR_CACHE_TTL, default 5]")
     var errorCacheTtl: String?
 
+    @Option(help: "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'. [THUMBD_SOURCE_HEADERS]")
+    var sourceHeaders: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -121,7 +124,7 @@ struct SettingsOptions: ParsableArguments {
             .requestsQueueSize: requestsQueueSize, .maxConcurrentFetches: maxConcurrentFetches,
             .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
-            .errorCacheTTL: errorCacheTtl,
+            .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }

@@ -36,6 +36,9 @@ extension Configuration {
             configuration.fetch.totalTimeoutMilliseconds = milliseconds
             configuration.fetch.connectTimeoutMilliseconds = min(milliseconds, configuration.fetch.connectTimeoutMilliseconds)
         }
+        reader.read(.sourceHeaders) {
+            configuration.fetch.extraHeaders = try parse($0, as: SourceHeaders.init, expected: "PREFIX Name: value, entries separated by |")
+        }
         reader.read(.firstByteTimeout) {
             configuration.fetch.firstByteTimeoutMilliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
         }

@@ -28,6 +28,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case sourceMemoryCacheSize = "SOURCE_MEMORY_CACHE_SIZE"
     case notFoundCacheTTL = "NOT_FOUND_CACHE_TTL"
     case errorCacheTTL = "ERROR_CACHE_TTL"
+    case sourceHeaders = "SOURCE_HEADERS"
 
     /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
     /// user's environment works unchanged.
@@ -40,7 +41,7 @@ public enum Setting: String, CaseIterable, Sendable {
         switch self {
         case .listen, .cacheRoot, .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
-             .errorCacheTTL:
+             .errorCacheTTL, .sourceHeaders:
             true
         default:
             false

@@ -3,13 +3,19 @@ import CCurl
 /// Owns one libcurl easy handle. Not Sendable: a handle belongs to the thread that uses it.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
+    /// The list CURLOPT_HTTPHEADER points to; curl reads it during the transfer, so it lives
+    /// until the next transfer replaces it or the handle goes.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
 
     init() throws(ThumbError) {
         guard let handle = curl_easy_init() else { throw .internalFailure("curl_easy_init failed") }
         self.handle = handle
     }
 
-    deinit { curl_easy_cleanup(handle) }
+    deinit {
+        curl_easy_cleanup(handle)
+        curl_slist_free_all(headerList)
+    }
 
     func set(_ option: CURLoption, _ value: Int) throws(ThumbError) {
         try check(ccurl_setopt_long(handle, option, value), option)
@@ -33,6 +39,15 @@ final class CurlEasy {
 
     func set(progressFunction: curl_xferinfo_callback) throws(ThumbError) {
         try check(ccurl_setopt_xferinfo(handle, progressFunction), CURLOPT_XFERINFOFUNCTION)
+    }
+
+    func set(headers: [String]) throws(ThumbError) {
+        curl_slist_free_all(headerList)
+        headerList = nil
+        for header in headers {
+            headerList = curl_slist_append(headerList, header)
+        }
+        try set(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
     }
 
     /// Forgets every option but keeps the connection cache, so the next transfer to the same

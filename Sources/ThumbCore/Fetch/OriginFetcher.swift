@@ -12,6 +12,7 @@ public struct OriginFetcher: Sendable {
         public var maxRedirects = 5
         public var addressPolicy = AddressPolicy()
         public var userAgent = "thumbd/\(ThumbdVersion.current)"
+        public var extraHeaders = SourceHeaders()
 
         public init() {}
     }
@@ -61,6 +62,7 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_TIMEOUT_MS, configuration.totalTimeoutMilliseconds)
             try easy.set(CURLOPT_MAXFILESIZE, configuration.maxBytes)
             try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
+            try easy.set(headers: configuration.extraHeaders.headers(for: url))
             try easy.set(writeFunction: transferWriteCallback)
             try easy.set(CURLOPT_WRITEDATA, context)
             try easy.set(openSocketFunction: transferOpenSocketCallback)

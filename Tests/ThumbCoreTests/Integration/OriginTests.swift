@@ -170,4 +170,37 @@ struct OriginTests {
         #expect(response.text == "origin failed: more than 2 redirects\n")
         #expect(origin.requestCount("/hop3") == 0)
     }
+
+    @Test func extraHeadersGoOnlyToTheirPrefix() throws {
+        let stack = try TestStack(environment: ["THUMBD_SOURCE_HEADERS": "\(origin.url("/private/")) X-Origin-Key: s3cret"])
+        origin.serve("/private/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/private/photo.jpg"))@png").status == 200)
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png").status == 200)
+        #expect(origin.lastHeaders("/private/photo.jpg")["x-origin-key"] == "s3cret")
+        #expect(origin.lastHeaders("/photo.jpg")["x-origin-key"] == nil)
+    }
+
+    @Test func aClientThatGoesAwayDoesNotCancelTheJobOthersWaitFor() throws {
+        let stack = try TestStack()
+        origin.pause("/photo.jpg")
+        let path = "/insecure/w:48/plain/\(origin.url("/photo.jpg"))@png"
+
+        // Given one client that gives up after half a second, and one that waits
+        let impatient = Thread.runDetached { [port = stack.port] in
+            Result { try HTTPClient.get(port: port, path: path, timeout: 0.5) }
+        }
+        #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
+        let patient = Thread.runDetached { [port = stack.port] in
+            Result { try HTTPClient.get(port: port, path: path) }
+        }
+        if case .success = impatient.value() { Issue.record("the impatient client should have timed out") }
+
+        // When the origin answers after the first client left
+        origin.release("/photo.jpg")
+
+        // Then the one that waited gets the thumbnail, from the one job
+        #expect(try patient.value().get().status == 200)
+        #expect(origin.requestCount("/photo.jpg") == 1)
+        #expect(try stack.metrics()["thumbd_thumbnail_jobs_total"] == 1)
+    }
 }

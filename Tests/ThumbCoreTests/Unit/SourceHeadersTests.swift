@@ -1,0 +1,23 @@
+import Testing
+@testable import ThumbCore
+
+struct SourceHeadersTests {
+    @Test func entriesApplyToTheirPrefixOnly() throws {
+        let headers = try #require(SourceHeaders("https://a.example/ X-Key: one two | http://b.example/img/ Host: cdn.example"))
+        #expect(headers.headers(for: "https://a.example/cat.jpg") == ["X-Key: one two"])
+        #expect(headers.headers(for: "http://b.example/img/cat.jpg") == ["Host: cdn.example"])
+        #expect(headers.headers(for: "http://b.example/other.jpg").isEmpty)
+        #expect(headers.headers(for: "https://a.example.evil/cat.jpg").isEmpty)
+    }
+
+    @Test(arguments: [
+        "https://a.example/",                   // no header
+        "ftp://a.example/ X-Key: v",             // not http(s)
+        "https://a.example/ X Key: v",           // not a token name
+        "https://a.example/ : v",                // no name
+        "https://a.example/ X-Key v",            // no colon
+    ])
+    func malformedEntriesAreRejected(_ text: String) {
+        #expect(SourceHeaders(text) == nil)
+    }
+}
