@@ -52,7 +52,9 @@ public struct LocalFileReader: Sendable {
     /// and `%00` are refused exactly as `..` and a NUL are.
     private static func relativePath(of url: String) throws(ThumbError) -> String {
         guard isLocal(url) else { throw .badRequest("not a local:// source") }
-        let bytes = try percentDecoded(Array(url.utf8.dropFirst(scheme.utf8.count)))
+        guard let bytes = PercentDecoding.decode(url.utf8.dropFirst(scheme.utf8.count)) else {
+            throw .badRequest("invalid percent-encoding in local source path")
+        }
         guard bytes.first == UInt8(ascii: "/") else {
             throw .forbidden("local source path must start with /")
         }
@@ -65,33 +67,6 @@ public struct LocalFileReader: Sendable {
         // altered by a repair into another name.
         guard let path = String(validating: bytes, as: UTF8.self) else { throw .sourceNotFound }
         return path
-    }
-
-    private static func percentDecoded(_ bytes: [UInt8]) throws(ThumbError) -> [UInt8] {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            guard bytes[index] == UInt8(ascii: "%") else {
-                decoded.append(bytes[index])
-                index += 1
-                continue
-            }
-            guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
-            else { throw .badRequest("invalid percent-encoding in local source path") }
-            decoded.append(high << 4 | low)
-            index += 3
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// realpath(3): every symlink on the way followed, every `.` and `//` gone.
