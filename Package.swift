@@ -17,10 +17,11 @@ let package = Package(
         .systemLibrary(name: "CFastCGI", pkgConfig: "fcgi", providers: [.apt(["libfcgi-dev"])]),
         .systemLibrary(name: "CMagickWand", pkgConfig: "MagickWand", providers: [.apt(["libmagickwand-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .target(
             name: "ThumbCore",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl",
+                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -33,6 +34,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand"]),
+        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS"]),
     ]
 )

@@ -7,6 +7,8 @@ public enum ThumbError: Error, Equatable, Sendable {
     case forbidden(String)
     /// The origin answered 404 or 410.
     case sourceNotFound
+    /// The URL's `expires` time has passed.
+    case expired
     /// The source is larger than the configured byte limit.
     case sourceTooLarge(limit: Int)
     /// The source is not an image thumbd reads, or it cannot be decoded.
@@ -26,7 +28,7 @@ public enum ThumbError: Error, Equatable, Sendable {
         switch self {
         case .badRequest: 400
         case .forbidden: 403
-        case .sourceNotFound: 404
+        case .sourceNotFound, .expired: 404
         case .sourceTooLarge: 413
         case .unprocessable: 422
         case .originFailed: 502
@@ -43,6 +45,7 @@ public enum ThumbError: Error, Equatable, Sendable {
         case .badRequest(let why): "bad request: \(why)"
         case .forbidden(let why): "forbidden: \(why)"
         case .sourceNotFound: "source not found"
+        case .expired: "URL expired"
         case .sourceTooLarge(let limit): "source is larger than the limit of \(limit) bytes"
         case .unprocessable(let why): "cannot process source: \(why)"
         case .originFailed(let why): "origin failed: \(why)"

@@ -42,7 +42,7 @@ struct Service {
             logger: logger
         )
         let handler = RequestHandler(
-            parser: RequestPathParser(verifier: configuration.signing, baseURL: configuration.baseURL),
+            parser: RequestPathParser(configuration: configuration),
             allowedSources: configuration.allowedSources,
             pipeline: pipeline,
             deadline: limits.requestTimeout,

@@ -93,6 +93,18 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'. [THUMBD_SOURCE_HEADERS]")
     var sourceHeaders: String?
 
+    @Option(help: "Presets, comma-separated: 'name=option/option/...'; 'default' applies first. [THUMBD_PRESETS]")
+    var presets: String?
+
+    @Flag(help: "URLs name presets only: /{signature}/{preset}:{preset}/{source}. [THUMBD_ONLY_PRESETS]")
+    var onlyPresets = false
+
+    @Flag(help: "Allow the security options (msr, msfs, maf, mrd) in URLs and presets. [THUMBD_ALLOW_SECURITY_OPTIONS]")
+    var allowSecurityOptions = false
+
+    @Option(help: "Frames an animation may have to stay animated; 1 renders the first frame only. [THUMBD_MAX_ANIMATION_FRAMES, default 1]")
+    var maxAnimationFrames: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -125,10 +137,13 @@ struct SettingsOptions: ParsableArguments {
             .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
+            .maxAnimationFrames: maxAnimationFrames, .presets: presets,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }
         if allowLinkLocalSourceAddresses { values[.allowLinkLocalSourceAddresses] = "true" }
+        if onlyPresets { values[.onlyPresets] = "true" }
+        if allowSecurityOptions { values[.allowSecurityOptions] = "true" }
         return values.compactMapValues { $0 }
     }
 

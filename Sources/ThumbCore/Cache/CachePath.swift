@@ -5,36 +5,37 @@ import Foundation
 /// `try_files $uri $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
 /// at `$uri` itself when nginx's idea of the URI's extension already names the output format
 /// (so the common case costs nginx one stat), otherwise at `$uri.{ext}`, which also gives nginx
-/// the right Content-Type. A URI no file system can hold (a component over 255 bytes) goes to
-/// a hashed name that only thumbd looks up.
+/// the right Content-Type. A URI no file system can hold (a component over 255 bytes), or a
+/// thumbnail whose answer needs headers nginx would not send (a download file name), goes to a
+/// hashed name that only thumbd looks up.
 public struct CachePath: Sendable, Hashable {
     /// The path relative to the cache root, starting with `/`.
     public let relative: String
-    /// False for the hashed fallback: nginx cannot find it, so thumbd answers for it.
+    /// False for the hashed names: nginx does not find them, so thumbd answers for them.
     public let isServedByNginx: Bool
     public let format: ImageFormat
 
     /// The order nginx's try_files probes the variants in (nginx/thumbd.conf must agree).
     public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
 
-    public init(documentURI: String, format: ImageFormat) {
+    public init(documentURI: String, format: ImageFormat, servedByNginx: Bool = true) {
         self.format = format
         let direct = format.extensions.contains(Self.nginxExtension(of: documentURI))
             ? documentURI
             : documentURI + "." + format.fileExtension
-        if Self.fitsFileSystem(direct) {
+        if servedByNginx, Self.fitsFileSystem(direct) {
             relative = direct
             isServedByNginx = true
         } else {
             let digest = SHA256.hash(data: Array(documentURI.utf8)).map { String(format: "%02x", $0) }.joined()
-            relative = "/_long/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
+            relative = "/_hashed/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
             isServedByNginx = false
         }
     }
 
     /// Every place a thumbnail for this URI may be, in nginx's probe order: one per format.
-    public static func candidates(documentURI: String) -> [CachePath] {
-        probeOrder.map { CachePath(documentURI: documentURI, format: $0) }
+    public static func candidates(documentURI: String, servedByNginx: Bool = true) -> [CachePath] {
+        probeOrder.map { CachePath(documentURI: documentURI, format: $0, servedByNginx: servedByNginx) }
     }
 
     /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,

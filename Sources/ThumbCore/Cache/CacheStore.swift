@@ -14,8 +14,9 @@ public struct CacheStore: Sendable {
     public func absolute(_ path: CachePath) -> String { root + path.relative }
 
     /// The thumbnail already stored for this URI, if any, looked up as nginx would.
-    public func existing(documentURI: String) -> CachePath? {
-        CachePath.candidates(documentURI: documentURI).first { FileSystem.isRegularFile(absolute($0)) }
+    public func existing(documentURI: String, servedByNginx: Bool = true) -> CachePath? {
+        CachePath.candidates(documentURI: documentURI, servedByNginx: servedByNginx)
+            .first { FileSystem.isRegularFile(absolute($0)) }
     }
 
     public func read(_ path: CachePath) throws(ThumbError) -> [UInt8] {

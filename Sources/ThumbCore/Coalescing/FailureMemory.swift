@@ -33,7 +33,7 @@ public actor FailureMemory {
         switch error {
         case .sourceNotFound, .forbidden, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
         case .originFailed, .originTimeout: seconds = lifetimes.failure
-        case .badRequest, .overloaded, .deadlineExceeded, .internalFailure: return
+        case .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
         }
         guard seconds > 0 else { return }
         if failures.count > 100_000 { failures.removeAll() }  // a flood of distinct failures; start over

@@ -43,7 +43,7 @@ public struct ThumbnailPipeline: Sendable {
     private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
         let pipeline = self
         if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
-            try pipeline.reuse(previous, for: documentURI)
+            try pipeline.reuse(previous, for: documentURI, servedByNginx: !request.options.needsDisposition)
         }) {
             return .success(reused)
         }
@@ -60,8 +60,8 @@ public struct ThumbnailPipeline: Sendable {
         return outcome
     }
 
-    private func reuse(_ previous: CachePath, for documentURI: String) throws(ThumbError) -> Thumbnail {
-        let path = CachePath(documentURI: documentURI, format: previous.format)
+    private func reuse(_ previous: CachePath, for documentURI: String, servedByNginx: Bool) throws(ThumbError) -> Thumbnail {
+        let path = CachePath(documentURI: documentURI, format: previous.format, servedByNginx: servedByNginx)
         let bytes = try store.read(previous)
         try store.alias(path, to: previous)
         return Thumbnail(bytes: bytes, format: previous.format, stored: path)
@@ -69,17 +69,25 @@ public struct ThumbnailPipeline: Sendable {
 
     private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,
                                   documentURI: String) throws(ThumbError) -> Thumbnail {
-        metrics.increment(.renders)
-        let rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: request.options)
-        return Thumbnail(bytes: rendered.bytes, format: rendered.format,
-                         stored: publish(rendered, for: documentURI, key: request.key))
+        let options = request.options
+        if let limit = options.maxSourceFileSize, source.bytes.count > limit {
+            throw .sourceTooLarge(limit: limit)
+        }
+        let rendered: Renderer.Rendered
+        if options.skipProcessing.contains(source.format) {
+            rendered = Renderer.Rendered(bytes: source.bytes, format: source.format, width: 0, height: 0)
+        } else {
+            metrics.increment(.renders)
+            rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)
+        }
+        let path = CachePath(documentURI: documentURI, format: rendered.format, servedByNginx: !options.needsDisposition)
+        return Thumbnail(bytes: rendered.bytes, format: rendered.format, stored: publish(rendered.bytes, at: path, key: request.key))
     }
 
     /// A thumbnail that cannot be stored is still answered; the next request tries again.
-    private func publish(_ rendered: Renderer.Rendered, for documentURI: String, key: ThumbnailKey) -> CachePath? {
-        let path = CachePath(documentURI: documentURI, format: rendered.format)
+    private func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey) -> CachePath? {
         do throws(ThumbError) {
-            try store.publish(rendered.bytes, at: path)
+            try store.publish(bytes, at: path)
             return path
         } catch {
             logger.error("cannot store thumbnail", metadata: ["key": "\(key)", "error": "\(error)"])

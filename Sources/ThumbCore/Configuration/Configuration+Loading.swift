@@ -27,6 +27,7 @@ extension Configuration {
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
         reader.read(.maxSrcResolution) {
             let megapixels = try decimal($0, in: 0.01...1_000)
             configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
@@ -59,6 +60,8 @@ extension Configuration {
             configuration.fetch.addressPolicy.allowedRanges = try addressRanges($0)
         }
 
+        configuration.options = readOptions(&reader)
+
         var keys: [[UInt8]] = []
         var salts: [[UInt8]] = []
         var size = 32
@@ -71,6 +74,28 @@ extension Configuration {
             configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
         }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
+    }
+
+    /// Presets are checked against the security setting, so that one is read first; every
+    /// broken preset is named in the one problem of the PRESETS setting.
+    private static func readOptions(_ reader: inout Reader) -> OptionParser {
+        var onlyPresets = false
+        var allowSecurityOptions = false
+        var presets = Presets()
+        reader.read(.onlyPresets) { onlyPresets = try bool($0) }
+        reader.read(.allowSecurityOptions) { allowSecurityOptions = try bool($0) }
+        reader.read(.presets) {
+            let parsed: Presets
+            do {
+                parsed = try Presets(parsing: $0)
+            } catch let invalid as Presets.Invalid {
+                throw InvalidValue(expected: invalid.messages.joined(separator: "; "))
+            }
+            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions).presetProblems()
+            guard problems.isEmpty else { throw InvalidValue(expected: problems.joined(separator: "; ")) }
+            presets = parsed
+        }
+        return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions)
     }
 
     private struct Reader {

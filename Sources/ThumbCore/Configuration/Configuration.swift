@@ -18,6 +18,8 @@ public struct Configuration: Sendable {
     public var fetch = OriginFetcher.Configuration()
     public var limits = ConcurrencyLimits()
     public var render = Renderer.Configuration()
+    /// How URL options are read: presets, presets-only URLs, security options.
+    public var options = OptionParser()
 
     public init() {}
 

@@ -29,6 +29,10 @@ public enum Setting: String, CaseIterable, Sendable {
     case notFoundCacheTTL = "NOT_FOUND_CACHE_TTL"
     case errorCacheTTL = "ERROR_CACHE_TTL"
     case sourceHeaders = "SOURCE_HEADERS"
+    case maxAnimationFrames = "MAX_ANIMATION_FRAMES"
+    case presets = "PRESETS"
+    case onlyPresets = "ONLY_PRESETS"
+    case allowSecurityOptions = "ALLOW_SECURITY_OPTIONS"
 
     /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
     /// user's environment works unchanged.

@@ -40,13 +40,29 @@ final class MagickImage {
         MagickSetOption(wand, key, value)
     }
 
-    /// Drops every frame but the first (animation is not kept).
+    /// Drops every frame but the first.
     func keepFirstFrame() throws(ThumbError) {
         guard frameCount > 1 else { return }
         MagickSetFirstIterator(wand)
         guard let first = MagickGetImage(wand) else { throw failure { .internalFailure("cannot take first frame: \($0)") } }
         DestroyMagickWand(wand)
         wand = first
+    }
+
+    /// Turns an animation's frames into whole pictures (GIF and WebP frames may be partial
+    /// updates), so each can be scaled and cropped on its own; delays are kept.
+    func coalesce() throws(ThumbError) {
+        guard let whole = MagickCoalesceImages(wand) else { throw failure { .unprocessable("cannot read animation: \($0)") } }
+        DestroyMagickWand(wand)
+        wand = whole
+    }
+
+    /// Runs `body` with each frame current in turn (wand operations act on the current frame).
+    func forEachFrame(_ body: () throws(ThumbError) -> Void) throws(ThumbError) {
+        MagickResetIterator(wand)
+        while MagickNextImage(wand) == MagickTrue {
+            try body()
+        }
     }
 
     func autoOrient() throws(ThumbError) {
@@ -66,31 +82,138 @@ final class MagickImage {
 
     var hasAlpha: Bool { MagickGetImageAlphaChannel(wand) == MagickTrue }
 
+    /// Resizes keeping profiles and EXIF, for when metadata is to be kept.
+    func resize(width: Int, height: Int) throws(ThumbError) {
+        try check(MagickResizeImage(wand, width, height, LanczosFilter, 1.0), or: { .internalFailure("resize: \($0)") })
+    }
+
+    func rotate(degrees: Int) throws(ThumbError) {
+        try withColor("none") { (color) throws(ThumbError) in
+            try check(MagickRotateImage(wand, color, Double(degrees)), or: { .internalFailure("rotate: \($0)") })
+        }
+        try check(MagickSetImagePage(wand, 0, 0, 0, 0), or: { .internalFailure("page: \($0)") })
+    }
+
+    /// Mirror left to right.
+    func flop() throws(ThumbError) {
+        try check(MagickFlopImage(wand), or: { .internalFailure("flop: \($0)") })
+    }
+
+    /// Mirror top to bottom.
+    func flip() throws(ThumbError) {
+        try check(MagickFlipImage(wand), or: { .internalFailure("flip: \($0)") })
+    }
+
+    /// The box left after trimming borders of the corner colour (within `fuzz`, 0...1 of the
+    /// range), measured on a copy; nil when nothing would be left.
+    func trimmedBox(fuzz: Double) throws(ThumbError) -> PixelRect? {
+        guard let copy = CloneMagickWand(wand) else { throw .internalFailure("clone failed") }
+        defer { DestroyMagickWand(copy) }
+        guard MagickTrimImage(copy, fuzz * 65_535) == MagickTrue else { return nil }
+        var width = 0, height = 0, x = 0, y = 0
+        MagickGetImagePage(copy, &width, &height, &x, &y)
+        let box = PixelRect(x: x, y: y, width: MagickGetImageWidth(copy), height: MagickGetImageHeight(copy))
+        return box.width > 1 || box.height > 1 ? box : nil
+    }
+
+    /// Puts the image at (x, y) on a larger canvas of `color` (ImageMagick's extent).
+    func extend(toWidth width: Int, height: Int, x: Int, y: Int, color: String) throws(ThumbError) {
+        try withColor(color) { (background) throws(ThumbError) in
+            try check(MagickSetImageBackgroundColor(wand, background), or: { .internalFailure("background: \($0)") })
+        }
+        if color == "none" {
+            MagickSetImageAlphaChannel(wand, SetAlphaChannel)
+        }
+        try check(MagickExtentImage(wand, width, height, -x, -y), or: { .internalFailure("extent: \($0)") })
+    }
+
+    func blur(sigma: Double) throws(ThumbError) {
+        try check(MagickGaussianBlurImage(wand, 0, sigma), or: { .internalFailure("blur: \($0)") })
+    }
+
+    func sharpen(sigma: Double) throws(ThumbError) {
+        try check(MagickSharpenImage(wand, 0, sigma), or: { .internalFailure("sharpen: \($0)") })
+    }
+
+    /// Blocks of `size` pixels: sample down, then back up without smoothing.
+    func pixelate(size: Int) throws(ThumbError) {
+        let (width, height) = (self.width, self.height)
+        try check(MagickSampleImage(wand, max(1, width / size), max(1, height / size)), or: { .internalFailure("pixelate: \($0)") })
+        try check(MagickSampleImage(wand, width, height), or: { .internalFailure("pixelate: \($0)") })
+    }
+
     /// Composes the image over an opaque colour, for formats without transparency.
     func flatten(onto color: String) throws(ThumbError) {
-        let background = NewPixelWand()
-        defer { DestroyPixelWand(background) }
-        PixelSetColor(background, color)
-        try check(MagickSetImageBackgroundColor(wand, background), or: { .internalFailure("background: \($0)") })
+        try withColor(color) { (background) throws(ThumbError) in
+            try check(MagickSetImageBackgroundColor(wand, background), or: { .internalFailure("background: \($0)") })
+        }
         try check(MagickSetImageAlphaChannel(wand, RemoveAlphaChannel), or: { .internalFailure("flatten: \($0)") })
+    }
+
+    var colorspace: ColorspaceType { MagickGetImageColorspace(wand) }
+
+    /// The embedded ICC profile, if any.
+    var iccProfile: [UInt8]? {
+        var length = 0
+        guard let profile = MagickGetImageProfile(wand, "icc", &length), length > 0 else { return nil }
+        defer { MagickRelinquishMemory(profile) }
+        return Array(UnsafeBufferPointer(start: profile, count: length))
+    }
+
+    /// Converts the pixels from the embedded profile to `profile` (and embeds it).
+    func convert(toProfile profile: [UInt8]) throws(ThumbError) {
+        let ok = profile.withUnsafeBytes { MagickProfileImage(wand, "icc", $0.baseAddress, $0.count) }
+        try check(ok, or: { .unprocessable("cannot convert colour profile: \($0)") })
+    }
+
+    func transformColorspace(_ colorspace: ColorspaceType) throws(ThumbError) {
+        try check(MagickTransformImageColorspace(wand, colorspace), or: { .internalFailure("colorspace: \($0)") })
+    }
+
+    func property(_ name: String) -> String? {
+        guard let value = MagickGetImageProperty(wand, name) else { return nil }
+        defer { MagickRelinquishMemory(value) }
+        return String(cString: value)
+    }
+
+    func setProperty(_ name: String, _ value: String) {
+        MagickSetImageProperty(wand, name, value)
+    }
+
+    func removeProfile(_ name: String) {
+        var length = 0
+        if let removed = MagickRemoveImageProfile(wand, name, &length) { MagickRelinquishMemory(removed) }
     }
 
     func strip() throws(ThumbError) {
         try check(MagickStripImage(wand), or: { .internalFailure("strip: \($0)") })
     }
 
+    private func withColor(_ name: String, _ body: (OpaquePointer) throws(ThumbError) -> Void) throws(ThumbError) {
+        let color = NewPixelWand()!
+        defer { DestroyPixelWand(color) }
+        PixelSetColor(color, name)
+        try body(color)
+    }
+
+    /// Every frame gets the format and quality: an animation is written in its first frame's.
     func encode(as format: ImageFormat, quality: Int) throws(ThumbError) -> [UInt8] {
-        try check(MagickSetImageFormat(wand, format.magickName), or: { .unprocessable("cannot write \(format.rawValue): \($0)") })
-        if format != .png && format != .gif {
-            MagickSetImageCompressionQuality(wand, quality)
+        try forEachFrame { () throws(ThumbError) in
+            try check(MagickSetImageFormat(wand, format.magickName), or: { .unprocessable("cannot write \(format.rawValue): \($0)") })
+            if format != .png && format != .gif {
+                MagickSetImageCompressionQuality(wand, quality)
+            }
+            if format == .jpeg {
+                MagickSetImageInterlaceScheme(wand, PlaneInterlace)
+            }
         }
         if format == .jpeg {
             MagickSetInterlaceScheme(wand, PlaneInterlace)
-            MagickSetImageInterlaceScheme(wand, PlaneInterlace)
             MagickSetSamplingFactors(wand, 3, [2.0, 1.0, 1.0])
         }
         var length = 0
-        guard let blob = MagickGetImageBlob(wand, &length) else {
+        let frames = frameCount > 1
+        guard let blob = frames ? MagickGetImagesBlob(wand, &length) : MagickGetImageBlob(wand, &length) else {
             throw failure { .unprocessable("cannot encode \(format.rawValue): \($0)") }
         }
         defer { MagickRelinquishMemory(blob) }

@@ -1,12 +1,18 @@
 import CMagickWand
 
-/// Turns source bytes into thumbnail bytes with MagickWand, on the calling thread:
-/// ping the header, refuse pixel floods, decode with a shrink-on-load hint, run the pipeline,
-/// encode.
+/// Turns source bytes into thumbnail bytes with MagickWand, on the calling thread: ping the
+/// header and refuse floods, plan the geometry, decode with a shrink-on-load hint, run the
+/// steps in imgproxy's order, encode.
 public struct Renderer: Sendable {
     public struct Configuration: Sendable {
         /// imgproxy's max_src_resolution, in pixels (50 megapixels).
         public var maxSourcePixels = 50_000_000
+        /// Let libjpeg decode at a reduced scale when the thumbnail is much smaller (off only
+        /// to measure what it saves).
+        public var shrinkOnLoad = true
+        /// imgproxy's max_animation_frames: 1 renders the first frame of an animation only;
+        /// above 1, animations with up to this many frames stay animated.
+        public var maxAnimationFrames = 1
 
         public init() {}
     }
@@ -18,11 +24,22 @@ public struct Renderer: Sendable {
         public let height: Int
     }
 
-    /// The render, in order. A new feature is a step and a line here.
-    static let pipeline: [any RenderStep] = [
+    /// Before the geometry: what changes the source's colours, orientation or size.
+    static let preparation: [any PreparationStep] = [
+        ConvertToSRGB(),
         AutoOrient(),
+        RotateAndFlip(),
+        TrimBorders(),
+    ]
+
+    /// The render proper, in imgproxy's order. A new feature is a step and a line here.
+    static let pipeline: [any RenderStep] = [
+        CropSource(),
         Scale(),
-        CropByGravity(),
+        CropResult(),
+        Filters(),
+        Extend(),
+        Pad(),
         FlattenAlpha(),
         StripMetadata(),
     ]
@@ -34,40 +51,104 @@ public struct Renderer: Sendable {
     }
 
     public func render(_ source: [UInt8], sourceFormat: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
-        let header = MagickImage()
-        try header.ping(source)
-        let stored = (width: header.width, height: header.height)
-        guard stored.width > 0, stored.height > 0 else { throw .unprocessable("image has no pixels") }
-        guard stored.width * stored.height <= configuration.maxSourcePixels else {
-            throw .unprocessable("image is \(stored.width)x\(stored.height), over the limit of \(configuration.maxSourcePixels) pixels")
-        }
-        let transposed = Self.isTransposed(header.orientation)
-        let oriented = transposed ? (width: stored.height, height: stored.width) : stored
-        let plan = ResizePlan(sourceWidth: oriented.width, sourceHeight: oriented.height, options: options)
+        let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
+        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+        let header = try Self.header(of: source, maxPixels: maxPixels, maxFrames: maxFrames)
+        let upright = Self.uprightSize(header, options: options)
         let format = options.format ?? sourceFormat
+        // Trimming changes the size the geometry starts from, so its plan waits for the pixels.
+        var plan = options.trim == nil ? ResizePlan(sourceWidth: upright.width, sourceHeight: upright.height, options: options) : nil
 
         let image = MagickImage()
-        if sourceFormat == .jpeg, let hint = Self.shrinkOnLoadHint(plan: plan, source: oriented) {
-            image.setOption("jpeg:size", transposed ? "\(hint.height)x\(hint.width)" : "\(hint.width)x\(hint.height)")
+        if configuration.shrinkOnLoad, sourceFormat == .jpeg, let plan,
+           let hint = Self.shrinkOnLoadHint(plan: plan, source: upright) {
+            image.setOption("jpeg:size", header.transposed ? "\(hint.height)x\(hint.width)" : "\(hint.width)x\(hint.height)")
         }
         try image.read(source)
-        try image.keepFirstFrame()
-        let context = RenderContext(options: options, plan: plan, format: format)
-        for step in Self.pipeline {
-            try step.apply(to: image, in: context)
+        if header.frames > 1 && maxFrames > 1 && format.supportsAnimation {
+            try image.coalesce()
+        } else {
+            try image.keepFirstFrame()
         }
-        let bytes = try image.encode(as: format, quality: options.effectiveQuality(for: format))
+        try image.forEachFrame { () throws(ThumbError) in
+            for step in Self.preparation {
+                try step.apply(to: image, options: options)
+            }
+        }
+        let resolved = plan ?? ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: options)
+        plan = resolved
+        if let limit = options.maxResultDimension, max(resolved.outputWidth, resolved.outputHeight) > limit {
+            throw .unprocessable("result would be \(resolved.outputWidth)x\(resolved.outputHeight), over max_result_dimension \(limit)")
+        }
+        let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
+        let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale)
+        try image.forEachFrame { () throws(ThumbError) in
+            for step in Self.pipeline {
+                try step.apply(to: image, in: context)
+            }
+        }
+        let bytes = try Self.encode(image, as: format, options: options)
         return Rendered(bytes: bytes, format: format, width: image.width, height: image.height)
+    }
+
+    struct Header {
+        let width: Int
+        let height: Int
+        let frames: Int
+        /// EXIF orientations 5 to 8 swap width and height.
+        let transposed: Bool
+    }
+
+    /// Reads only the headers, and refuses a pixel flood or too long an animation before a
+    /// single pixel is decoded. An animation's budget is its pixels over all frames.
+    static func header(of source: [UInt8], maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
+        let header = MagickImage()
+        try header.ping(source)
+        let (width, height, frames) = (header.width, header.height, max(1, header.frameCount))
+        guard width > 0, height > 0 else { throw .unprocessable("image has no pixels") }
+        if maxFrames > 1, frames > maxFrames {
+            throw .unprocessable("animation has \(frames) frames, over the limit of \(maxFrames)")
+        }
+        let decoded = maxFrames > 1 ? frames : 1
+        guard width * height * decoded <= maxPixels else {
+            throw .unprocessable("image is \(width)x\(height)\(decoded > 1 ? " x \(decoded) frames" : ""), over the limit of \(maxPixels) pixels")
+        }
+        MagickSetFirstIterator(header.wand)
+        return Header(width: width, height: height, frames: frames, transposed: isTransposed(header.orientation))
+    }
+
+    /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.
+    static func uprightSize(_ header: Header, options: ProcessingOptions) -> (width: Int, height: Int) {
+        var size = (width: header.width, height: header.height)
+        if header.transposed && options.autoRotate { size = (size.height, size.width) }
+        if options.rotate == 90 || options.rotate == 270 { size = (size.height, size.width) }
+        return size
+    }
+
+    /// Encodes at the asked quality; with `max_bytes`, lowers the quality of lossy formats in
+    /// steps until the result fits (or the quality reaches 10, as imgproxy stops there).
+    static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
+        var quality = options.effectiveQuality(for: format)
+        var bytes = try image.encode(as: format, quality: quality)
+        let lossy = format == .jpeg || format == .webp || format == .avif
+        while options.maxBytes > 0, bytes.count > options.maxBytes, lossy, quality > 10 {
+            quality = max(10, quality - 10)
+            bytes = try image.encode(as: format, quality: quality)
+        }
+        return bytes
     }
 
     /// libjpeg can decode at 1/2, 1/4 or 1/8 scale while reading. That only pays when the
     /// scaled size is well below the source; near full size the hint costs without saving.
+    /// With a crop before the scale, the hint is for the whole source at the same scale.
     static func shrinkOnLoadHint(plan: ResizePlan, source: (width: Int, height: Int)) -> (width: Int, height: Int)? {
-        guard plan.scaledWidth * 3 <= source.width, plan.scaledHeight * 3 <= source.height else { return nil }
-        return (plan.scaledWidth, plan.scaledHeight)
+        let base = plan.sourceCrop.map { (width: $0.width, height: $0.height) } ?? source
+        let scale = max(Double(plan.scaledWidth) / Double(base.width), Double(plan.scaledHeight) / Double(base.height))
+        guard scale * 3 <= 1 else { return nil }
+        guard plan.sourceCrop != nil else { return (plan.scaledWidth, plan.scaledHeight) }
+        return (max(1, Int((Double(source.width) * scale).rounded(.up))), max(1, Int((Double(source.height) * scale).rounded(.up))))
     }
 
-    /// EXIF orientations 5 to 8 swap width and height.
     static func isTransposed(_ orientation: OrientationType) -> Bool {
         [LeftTopOrientation, RightTopOrientation, RightBottomOrientation, LeftBottomOrientation].contains(orientation)
     }

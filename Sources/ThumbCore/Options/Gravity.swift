@@ -4,6 +4,10 @@ public struct Gravity: Sendable, Hashable {
         case center = "ce"
         case north = "no", south = "so", east = "ea", west = "we"
         case northEast = "noea", northWest = "nowe", southEast = "soea", southWest = "sowe"
+        /// Smart: the window with the most to look at (edges, saturation, skin).
+        case smart = "sm"
+        /// Focus point: offsetX and offsetY are the point, as shares (0...1) of width and height.
+        case focusPoint = "fp"
     }
 
     public var anchor: Anchor

@@ -25,6 +25,12 @@ public enum ImageFormat: String, Sendable, CaseIterable, Hashable {
     /// The coder name ImageMagick knows the format by.
     public var magickName: String { rawValue.uppercased() }
 
+    /// Formats that keep an animation.
+    public var supportsAnimation: Bool { self == .gif || self == .webp }
+
+    /// Formats that can carry transparency.
+    public var supportsAlpha: Bool { self != .jpeg }
+
     /// imgproxy's defaults: JPEG 80, WebP 79, AVIF 63; lossless formats ignore quality.
     public var defaultQuality: Int {
         switch self {

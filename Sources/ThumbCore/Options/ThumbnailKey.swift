@@ -1,24 +1,58 @@
 import Crypto
 import Foundation
 
-/// The canonical identity of a thumbnail: the source and the options after normalisation, so
-/// two URLs that spell the same thumbnail differently (plain or base64 source, long or short
-/// option names, options in another order) have one key and share one job.
+/// The canonical identity of a thumbnail: the source and every option that changes the bytes
+/// produced, normalised so that two URLs that spell one thumbnail differently (plain or base64
+/// source, long or short names, another order, presets or the same options written out, q:0 or
+/// the format's default) have one key and share one job. Options that change only the response
+/// headers or the URL's validity (`filename`, `return_attachment`, `expires`) and `raw` (which
+/// has no effect in thumbd) are left out.
 public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     public let canonical: String
 
     public init(source: String, options: ProcessingOptions) {
-        let format = options.format?.rawValue ?? "source"
-        let quality = options.format.map { options.effectiveQuality(for: $0) } ?? options.quality
-        let gravity = options.gravity
+        let o = options
         canonical = [
-            source,
-            "rt:\(options.resizingType.rawValue)",
-            "s:\(options.width):\(options.height):\(options.enlarge ? 1 : 0)",
-            // + 0 turns -0 into 0: `g:ce:-0` is the same thumbnail as `g:ce`.
-            "g:\(gravity.anchor.rawValue):\(gravity.offsetX + 0):\(gravity.offsetY + 0)",
-            "q:\(quality)",
-            "f:\(format)",
+            "v2",
+            Self.string(source),
+            // Geometry
+            "rt:\(o.resizingType.rawValue)",
+            "s:\(o.width):\(o.height)",
+            "min:\(o.minWidth):\(o.minHeight)",
+            "z:\(Self.number(o.zoomX)):\(Self.number(o.zoomY))",
+            "dpr:\(Self.number(o.dpr))",
+            "el:\(Self.flag(o.enlarge))",
+            "ex:\(Self.gravity(o.extend))",
+            "exar:\(Self.gravity(o.extendAspectRatio))",
+            "g:\(Self.gravity(o.gravity))",
+            "c:\(Self.crop(o.crop, imageGravity: o.gravity))",
+            "t:\(Self.trim(o.trim))",
+            "pd:\(o.padding.top):\(o.padding.right):\(o.padding.bottom):\(o.padding.left)",
+            "ar:\(Self.flag(o.autoRotate))",
+            "rot:\(o.rotate)",
+            "fl:\(Self.flag(o.flipHorizontal)):\(Self.flag(o.flipVertical))",
+            // Colour and effects
+            "bg:\(o.background?.hex ?? "-")",
+            "bl:\(Self.number(o.blur))",
+            "sh:\(Self.number(o.sharpen))",
+            // A pixel size of 1 is the image itself.
+            "pix:\(o.pixelate > 1 ? o.pixelate : 0)",
+            "wm:\(Self.watermark(o.watermark))",
+            // Metadata: keeping the copyright only means something while stripping.
+            "sm:\(Self.flag(o.stripMetadata)):\(Self.flag(o.stripMetadata && o.keepCopyright))",
+            "scp:\(Self.flag(o.stripColorProfile))",
+            // Output
+            "f:\(o.format?.rawValue ?? "source")",
+            Self.quality(o),
+            "mb:\(o.maxBytes)",
+            "skp:\(Self.skipped(o))",
+            "cb:\(Self.string(o.cacheBuster))",
+            // Security options change whether a thumbnail is made, so requests that differ in
+            // them must not share one job.
+            "msr:\(o.maxSourceResolution.map(Self.number) ?? "-")",
+            "msfs:\(o.maxSourceFileSize.map(String.init) ?? "-")",
+            "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
+            "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
         ].joined(separator: "|")
     }
 
@@ -28,4 +62,60 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { digest }
+
+    // MARK: Normal forms
+
+    /// Length-prefixed, so no text inside (a `|` in a URL or a cache buster) can pass for a field.
+    private static func string(_ text: String) -> String { "\(text.utf8.count):\(text)" }
+
+    /// `+ 0` turns -0 into 0: `g:ce:-0` is the same thumbnail as `g:ce`.
+    private static func number(_ value: Double) -> String { "\(value + 0)" }
+
+    private static func flag(_ value: Bool) -> String { value ? "1" : "0" }
+
+    private static func gravity(_ gravity: Gravity) -> String {
+        "\(gravity.anchor.rawValue):\(number(gravity.offsetX)):\(number(gravity.offsetY))"
+    }
+
+    private static func gravity(_ gravity: Gravity?) -> String { gravity.map(Self.gravity) ?? "-" }
+
+    /// 0:0 keeps the whole image, as no crop does; a crop without its own gravity uses the image's.
+    private static func crop(_ crop: Crop?, imageGravity: Gravity) -> String {
+        guard let crop, crop.width > 0 || crop.height > 0 else { return "-" }
+        return "\(number(crop.width)):\(number(crop.height)):\(gravity(crop.gravity ?? imageGravity))"
+    }
+
+    private static func trim(_ trim: Trim?) -> String {
+        guard let trim else { return "-" }
+        return "\(number(trim.threshold)):\(trim.color?.hex ?? "auto"):\(flag(trim.equalHorizontal)):"
+            + flag(trim.equalVertical)
+    }
+
+    private static func watermark(_ watermark: Watermark?) -> String {
+        guard let watermark, watermark.opacity > 0 else { return "-" }
+        let position = switch watermark.position {
+        case .anchored(let anchor): anchor.rawValue
+        case .replicate: "re"
+        }
+        return "\(number(watermark.opacity)):\(position):\(number(watermark.offsetX)):\(number(watermark.offsetY)):"
+            + number(watermark.scale)
+    }
+
+    /// With the output format known, only the quality it is encoded with counts, and PNG and GIF
+    /// ignore quality; with the source's format, `q` and every `fq` entry, sorted by format.
+    private static func quality(_ options: ProcessingOptions) -> String {
+        guard let format = options.format else {
+            let perFormat = options.formatQuality.sorted { $0.key.rawValue < $1.key.rawValue }
+                .map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+            return "q:\(options.quality):fq:\(perFormat)"
+        }
+        return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
+    }
+
+    /// Processing is skipped only when the output format is the source's: with the output format
+    /// known, only whether that format is listed counts. Sorted.
+    private static func skipped(_ options: ProcessingOptions) -> String {
+        let formats = options.format.map { options.skipProcessing.intersection([$0]) } ?? options.skipProcessing
+        return formats.map(\.rawValue).sorted().joined(separator: ",")
+    }
 }

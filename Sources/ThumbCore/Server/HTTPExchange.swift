@@ -39,11 +39,13 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// The same headers nginx sends on a static hit, so a miss and a hit look alike.
-    public static func image(_ bytes: [UInt8], format: ImageFormat) -> OutgoingResponse {
-        OutgoingResponse(status: 200, headers: [
+    public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil) -> OutgoingResponse {
+        var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mimeType),
             ("Cache-Control", "public, max-age=31536000, immutable"),
-        ], body: bytes)
+        ]
+        if let disposition { headers.append(("Content-Disposition", disposition)) }
+        return OutgoingResponse(status: 200, headers: headers, body: bytes)
     }
 
     /// One line of text; errors are never cached, by nginx or by a CDN in front of it.

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// One request, start to end, on the worker thread that accepted it: parse and verify, look for
@@ -40,12 +41,18 @@ public struct RequestHandler: Sendable {
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
-            if let stored = store.existing(documentURI: incoming.documentURI) {
+            if let expires = request.options.expires, expires > 0, expires < Int(Date().timeIntervalSince1970) {
+                throw .expired
+            }
+            let servedByNginx = !request.options.needsDisposition
+            if let stored = store.existing(documentURI: incoming.documentURI, servedByNginx: servedByNginx) {
                 metrics.increment(.storedFileAnswers)
-                return .image(try store.read(stored), format: stored.format)
+                return .image(try store.read(stored), format: stored.format,
+                              disposition: ContentDisposition.header(for: request, format: stored.format))
             }
             let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI)
-            return .image(thumbnail.bytes, format: thumbnail.format)
+            return .image(thumbnail.bytes, format: thumbnail.format,
+                          disposition: ContentDisposition.header(for: request, format: thumbnail.format))
         } catch {
             switch error {
             case .internalFailure(let detail):
@@ -73,13 +80,13 @@ public struct RequestHandler: Sendable {
         }
         let thumbnail = try outcome.get()
         if let stored = thumbnail.stored {
-            aliasIfSpelledDifferently(documentURI, to: stored)
+            aliasIfSpelledDifferently(documentURI, to: stored, servedByNginx: !request.options.needsDisposition)
         }
         return thumbnail
     }
 
-    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath) {
-        let own = CachePath(documentURI: documentURI, format: stored.format)
+    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, servedByNginx: Bool) {
+        let own = CachePath(documentURI: documentURI, format: stored.format, servedByNginx: servedByNginx)
         guard own != stored else { return }
         do throws(ThumbError) {
             try store.alias(own, to: stored)

@@ -1,9 +1,41 @@
 import CMagickWand
+import Foundation
 @testable import ThumbCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Images drawn with ImageMagick for tests, and a probe that reads what thumbd answered.
 enum TestImages {
-    private static let started: Void = MagickEnvironment.start(limits: MagickEnvironment.Limits())
+    /// The test process runs ImageMagick under thumbd's own policy (deploy/policy.xml), as thumbd
+    /// does. ImageMagick reads MAGICK_CONFIGURE_PATH once, at its first call: every test that
+    /// touches ImageMagick goes through here first.
+    private static let started: Void = {
+        let fixtures = fixturePolicyDirectory()
+        setenv("MAGICK_CONFIGURE_PATH", "\(TestStack.repositoryRoot)/deploy:\(fixtures)", 1)
+        MagickEnvironment.start(limits: MagickEnvironment.Limits())
+        // The start read every policy file; nothing reads them again.
+        try? FileManager.default.removeItem(atPath: fixtures)
+    }()
+
+    static func startImageMagick() { _ = started }
+
+    /// Fixtures are drawn with pseudo-images (`xc:`, `gradient:`, `pattern:`) that thumbd's
+    /// allow-list refuses. A second policy, loaded after thumbd's, allows reading just those:
+    /// ImageMagick merges the files and the last matching rule wins.
+    private static func fixturePolicyDirectory() -> String {
+        var template = Array("/tmp/thumbd-test-magick-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { preconditionFailure("mkdtemp: \(String(cString: strerror(errno)))") }
+        let directory = String(cString: made)
+        let policy = """
+            <policymap>
+              <policy domain="coder" rights="read" pattern="{XC,CANVAS,GRADIENT,RADIAL-GRADIENT,PATTERN}"/>
+            </policymap>
+
+            """
+        FileManager.default.createFile(atPath: directory + "/policy.xml", contents: Data(policy.utf8))
+        return directory
+    }
 
     /// A picture drawn by an ImageMagick pseudo-image spec, e.g. `gradient:red-blue`.
     static func draw(_ spec: String, width: Int, height: Int, format: ImageFormat) -> [UInt8] {
@@ -63,6 +95,22 @@ final class ImageProbe {
     }
 
     deinit { DestroyMagickWand(wand) }
+
+    /// Opacity from 0 (transparent) to 1 at pixel (x, y).
+    func alpha(x: Int, y: Int) -> Double {
+        let pixel = NewPixelWand()
+        defer { DestroyPixelWand(pixel) }
+        MagickGetImagePixelColor(wand, x, y, pixel)
+        return PixelGetAlpha(pixel)
+    }
+
+    var colorspace: ColorspaceType { MagickGetImageColorspace(wand) }
+
+    func property(_ name: String) -> String? {
+        guard let value = MagickGetImageProperty(wand, name) else { return nil }
+        defer { MagickRelinquishMemory(value) }
+        return String(cString: value)
+    }
 
     /// Red, green, blue from 0 to 255 at pixel (x, y).
     func color(x: Int, y: Int) -> (red: Int, green: Int, blue: Int) {

@@ -59,7 +59,7 @@ struct CachePathTests {
     @Test func componentOverTheFileSystemLimitGoesToAStableHashedName() {
         let path = CachePath(documentURI: Self.longURI, format: .webp)
 
-        #expect(path.relative.hasPrefix("/_long/"))
+        #expect(path.relative.hasPrefix("/_hashed/"))
         #expect(path.relative.hasSuffix(".webp"))
         #expect(!path.isServedByNginx)
         #expect(path.format == .webp)
@@ -71,7 +71,7 @@ struct CachePathTests {
     @Test func hashedNameIsTheFullSHA256InHex() {
         let path = CachePath(documentURI: Self.longURI, format: .jpeg)
 
-        #expect(path.relative == "/_long/33/\(Self.longURIDigest).jpg")
+        #expect(path.relative == "/_hashed/33/\(Self.longURIDigest).jpg")
     }
 
     @Test func appendedExtensionCanPushAComponentOverTheLimit() {

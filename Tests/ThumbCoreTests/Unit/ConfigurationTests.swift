@@ -38,6 +38,9 @@ struct ConfigurationTests {
         #expect(!configuration.fetch.addressPolicy.allowPrivate)
         #expect(!configuration.fetch.addressPolicy.allowLinkLocal)
         #expect(configuration.render.maxSourcePixels == 50_000_000)
+        #expect(configuration.options.presets.isEmpty)
+        #expect(!configuration.options.onlyPresets)
+        #expect(!configuration.options.allowSecurityOptions)
     }
 
     @Test func everySettingIsRead() throws {
@@ -58,6 +61,9 @@ struct ConfigurationTests {
             .allowLoopbackSourceAddresses: "true",
             .allowPrivateSourceAddresses: "1",
             .allowLinkLocalSourceAddresses: "yes",
+            .presets: "thumb=rs:fill:100:100",
+            .onlyPresets: "1",
+            .allowSecurityOptions: "true",
         ])
 
         #expect(configuration.listen == .tcp(host: "127.0.0.1", port: 9000))
@@ -77,6 +83,9 @@ struct ConfigurationTests {
         #expect(configuration.fetch.addressPolicy.allowLoopback)
         #expect(configuration.fetch.addressPolicy.allowPrivate)
         #expect(configuration.fetch.addressPolicy.allowLinkLocal)
+        #expect(configuration.options.presets["thumb"] == [URLOption(name: "rs", arguments: ["fill", "100", "100"])])
+        #expect(configuration.options.onlyPresets)
+        #expect(configuration.options.allowSecurityOptions)
     }
 
     @Test(arguments: [
@@ -117,7 +126,7 @@ struct ConfigurationTests {
     }
 
     @Test func everyInvalidValueIsReportedAtOnce() {
-        // Given eleven settings with bad values
+        // Given fourteen settings with bad values
         let invalid: [Setting: String] = [
             .listen: "nowhere",
             .cacheRoot: "relative/dir",
@@ -130,6 +139,9 @@ struct ConfigurationTests {
             .maxRedirects: "21",
             .allowLoopbackSourceAddresses: "maybe",
             .key: "zz",
+            .presets: "thumb=w:abc",
+            .onlyPresets: "maybe",
+            .allowSecurityOptions: "2",
         ]
 
         // When loading

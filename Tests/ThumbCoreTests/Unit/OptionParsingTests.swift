@@ -137,10 +137,10 @@ struct OptionParsingTests {
         Invalid(path: "/insecure/f:bmp/plain/http://h/a.jpg", names: #"invalid f format "bmp""#),
         Invalid(path: "/insecure/el:yes/plain/http://h/a.jpg", names: #"invalid el argument "yes""#),
         Invalid(path: "/insecure/w:1:2/plain/http://h/a.jpg", names: "w takes 1 argument, got 2"),
-        Invalid(path: "/insecure/rs:fit:1:2:0:0:0/plain/http://h/a.jpg", names: "rs takes 1 to 5 arguments, got 6"),
-        Invalid(path: "/insecure/s:1:2:0:0:0/plain/http://h/a.jpg", names: "s takes 1 to 4 arguments, got 5"),
+        Invalid(path: "/insecure/rs:fit:1:2:0:0:ce:0:0:0/plain/http://h/a.jpg", names: "rs takes 1 to 8 arguments, got 9"),
+        Invalid(path: "/insecure/s:1:2:0:0:ce:0:0:0/plain/http://h/a.jpg", names: "s takes 1 to 7 arguments, got 8"),
+        Invalid(path: "/insecure/rs:fit:1:2:0:0:0/plain/http://h/a.jpg", names: #"invalid rs gravity type "0""#),
         Invalid(path: "/insecure/g:no:1:2:3/plain/http://h/a.jpg", names: "g takes 1 to 3 arguments, got 4"),
-        Invalid(path: "/insecure/rs:fit:300:200:0:1/plain/http://h/a.jpg", names: "rs: extend is not supported"),
         Invalid(path: "/insecure/w:300", names: "missing source URL"),
         Invalid(path: "/insecure/w:300/", names: "missing source URL"),
         Invalid(path: "/insecure/plain/", names: "missing source URL"),
@@ -182,12 +182,28 @@ struct OptionParsingTests {
         #expect(try parser.parse(rawPath: path).options.format == format)
     }
 
-    @Test func smartGravityIsRefusedByNameUntilItIsBuilt() {
-        // g:sm (smart crop) comes with the image pipeline issue; until then it must not be a silent centre crop.
+    @Test func smartGravityParses() throws {
+        // The documented signature vector's path: g:sm is smart gravity, without offsets.
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
 
-        #expect(throws: ThumbError.badRequest("invalid g type \"sm\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe")) {
-            try parser.parse(rawPath: "/insecure/rs:fill:300:400:0/g:sm/\(Self.splitBase64).png")
+        let request = try parser.parse(rawPath: "/insecure/rs:fill:300:400:0/g:sm/\(Self.splitBase64).png")
+
+        #expect(request.sourceURL == Self.curiosity)
+        #expect(request.options == .with {
+            $0.resizingType = .fill
+            $0.width = 300
+            $0.height = 400
+            $0.gravity = Gravity(anchor: .smart)
+            $0.format = .png
+        })
+    }
+
+    @Test func gravityErrorListsEveryType() {
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+
+        #expect(throws: ThumbError.badRequest(
+            "invalid g type \"north\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp")) {
+            try parser.parse(rawPath: "/insecure/g:north/plain/http://h/a.jpg")
         }
     }
 }

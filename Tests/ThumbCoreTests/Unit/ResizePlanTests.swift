@@ -68,7 +68,7 @@ struct ResizePlanTests {
 
         #expect(plan.scaledWidth == test.scaled.width)
         #expect(plan.scaledHeight == test.scaled.height)
-        #expect(plan.crop == test.crop)
+        #expect(plan.resultCrop == test.crop)
         #expect(plan.outputWidth == (test.crop?.width ?? test.scaled.width))
         #expect(plan.outputHeight == (test.crop?.height ?? test.scaled.height))
     }
@@ -137,7 +137,7 @@ struct ResizePlanTests {
 
         let plan = ResizePlan(sourceWidth: width, sourceHeight: height, options: options)
 
-        #expect(plan.crop == PixelRect(x: x, y: y, width: 300, height: 300))
+        #expect(plan.resultCrop == PixelRect(x: x, y: y, width: 300, height: 300))
     }
 
     // MARK: Decoding hints

@@ -7,8 +7,14 @@ struct ThumbnailKeyTests {
     static let plain = "plain/http://example.com/images/curiosity.jpg"
     static let base64 = "aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn"
 
+    /// Presets for the "presets or the same options spelled out" rows; security options allowed.
+    static let options = OptionParser(
+        presets: try! Presets(parsing: "default=sh:0.5, thumb=rs:fill:300:200/g:sm/q:70, webp=f:webp/fq:webp:60"),
+        allowSecurityOptions: true)
+
     static func key(_ path: String) throws -> ThumbnailKey {
-        try RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil).parse(rawPath: path).key
+        try RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil, options: options)
+            .parse(rawPath: path).key
     }
 
     @Test(arguments: [
@@ -31,6 +37,37 @@ struct ThumbnailKeyTests {
          "/insecure/rs:fill:30:20/g:no/\(plain)", "/insecure/rs:fill:30:20/g:no:0:0/\(plain)"),
         ("different signatures", "/insecure/w:300/\(plain)", "/c2lnbmF0dXJl/w:300/\(plain)"),
         ("with a query string", "/insecure/w:300/\(plain)", "/insecure/w:300/\(plain)?v=2"),
+        // normal forms of the options beyond size and format
+        ("dpr 1 or none", "/insecure/dpr:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("zoom 1 or none", "/insecure/z:1:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("-0 or 0 offsets", "/insecure/g:no:-0:-0/\(plain)", "/insecure/g:no/\(plain)"),
+        ("-0 watermark offsets", "/insecure/wm:0.5:no:-0:-0/\(plain)", "/insecure/wm:0.5:no/\(plain)"),
+        ("long or short names of every kind",
+         "/insecure/blur:2/sharpen:1/pixelate:4/background:ff0000/padding:5/rotate:90/flip:1/crop:10:10/\(plain)",
+         "/insecure/bl:2/sh:1/pix:4/bg:255:0:0/pd:5:5:5:5/rot:90/fl:1:0/c:10:10:ce/\(plain)"),
+        ("CSS padding shorthand", "/insecure/pd:10:20/\(plain)", "/insecure/pd:10:20:10:20/\(plain)"),
+        ("rotation by a full turn", "/insecure/rot:360/\(plain)", "/insecure/\(plain)"),
+        ("rotation the other way", "/insecure/rot:-90/\(plain)", "/insecure/rot:270/\(plain)"),
+        ("PNG ignores quality", "/insecure/q:50/f:png/\(plain)", "/insecure/q:90/f:png/\(plain)"),
+        ("fq of the output format or q", "/insecure/fq:webp:70/f:webp/\(plain)", "/insecure/q:70/f:webp/\(plain)"),
+        ("fq of another format than the output", "/insecure/fq:avif:40/f:jpg/\(plain)", "/insecure/f:jpg/\(plain)"),
+        ("fq entries in any order", "/insecure/fq:webp:50:avif:40/\(plain)", "/insecure/fq:avif:40/fq:webp:50/\(plain)"),
+        ("skp of another format than the output", "/insecure/skp:png/f:jpg/\(plain)", "/insecure/f:jpg/\(plain)"),
+        ("skp formats in any order", "/insecure/skp:png:gif/\(plain)", "/insecure/skp:gif/skp:png/\(plain)"),
+        ("crop 0:0 or none", "/insecure/c:0:0/\(plain)", "/insecure/\(plain)"),
+        ("crop with the image's gravity or its own", "/insecure/g:no/c:10:10/\(plain)",
+         "/insecure/g:no/c:10:10:no/\(plain)"),
+        ("keep_copyright while not stripping", "/insecure/sm:0/kcr:1/\(plain)", "/insecure/sm:0/\(plain)"),
+        ("pixelate 1 or none", "/insecure/pix:1/\(plain)", "/insecure/\(plain)"),
+        ("watermark of opacity 0 or none", "/insecure/wm:0:no/\(plain)", "/insecure/\(plain)"),
+        ("header-only options", "/insecure/fn:cat/att:1/exp:99999999999/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("raw, which has no effect", "/insecure/raw:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        // presets or the same options spelled out (the default preset applies to both)
+        ("a preset or its options", "/insecure/pr:thumb/\(plain)", "/insecure/rs:fill:300:200/g:sm/q:70/\(plain)"),
+        ("the default preset or its option", "/insecure/\(plain)", "/insecure/sh:0.5/\(plain)"),
+        // q (from thumb) wins over fq (from webp), as in imgproxy
+        ("two presets or their options", "/insecure/pr:thumb:webp/\(plain)",
+         "/insecure/rs:fill:300:200/g:sm/f:webp/q:70/\(plain)"),
     ])
     func sameThumbnailHasOneKey(_ what: String, _ first: String, _ second: String) throws {
         let a = try Self.key(first)
@@ -53,6 +90,42 @@ struct ThumbnailKeyTests {
         ("explicit format or the source's", "/insecure/w:300/\(plain)@jpg", "/insecure/w:300/\(plain)"),
         ("source", "/insecure/w:300/plain/http://example.com/a.jpg", "/insecure/w:300/plain/http://example.com/b.jpg"),
         ("source query", "/insecure/w:300/plain/http://h/a.jpg%3Fv=1", "/insecure/w:300/plain/http://h/a.jpg%3Fv=2"),
+        // every option that changes the bytes
+        ("min width", "/insecure/mw:100/\(plain)", "/insecure/mw:101/\(plain)"),
+        ("min height", "/insecure/mh:100/\(plain)", "/insecure/\(plain)"),
+        ("zoom", "/insecure/z:2/\(plain)", "/insecure/z:2:1/\(plain)"),
+        ("dpr", "/insecure/w:300/dpr:2/\(plain)", "/insecure/w:300/\(plain)"),
+        ("extend", "/insecure/rs:fit:300:200:0:1/\(plain)", "/insecure/rs:fit:300:200/\(plain)"),
+        ("extend gravity", "/insecure/ex:1:no/\(plain)", "/insecure/ex:1:so/\(plain)"),
+        ("extend aspect ratio", "/insecure/exar:1/\(plain)", "/insecure/\(plain)"),
+        ("smart gravity", "/insecure/rs:fill:300:200/g:sm/\(plain)", "/insecure/rs:fill:300:200/\(plain)"),
+        ("focus point", "/insecure/g:fp:0.5:0.5/\(plain)", "/insecure/g:fp:0.5:0.6/\(plain)"),
+        ("crop", "/insecure/c:100:100/\(plain)", "/insecure/c:100:101/\(plain)"),
+        ("crop gravity", "/insecure/c:100:100:no/\(plain)", "/insecure/c:100:100:so/\(plain)"),
+        ("trim", "/insecure/t:10/\(plain)", "/insecure/\(plain)"),
+        ("trim colour", "/insecure/t:10:ffffff/\(plain)", "/insecure/t:10/\(plain)"),
+        ("padding", "/insecure/pd:10/\(plain)", "/insecure/pd:10:0/\(plain)"),
+        ("auto rotate", "/insecure/ar:0/\(plain)", "/insecure/\(plain)"),
+        ("rotate", "/insecure/rot:90/\(plain)", "/insecure/rot:270/\(plain)"),
+        ("flip", "/insecure/fl:1/\(plain)", "/insecure/fl:0:1/\(plain)"),
+        ("background", "/insecure/bg:ffffff/\(plain)", "/insecure/\(plain)"),
+        ("blur", "/insecure/bl:1/\(plain)", "/insecure/bl:2/\(plain)"),
+        ("sharpen, over the default preset's", "/insecure/sh:1/\(plain)", "/insecure/\(plain)"),
+        ("pixelate", "/insecure/pix:4/\(plain)", "/insecure/pix:5/\(plain)"),
+        ("watermark", "/insecure/wm:0.5/\(plain)", "/insecure/wm:0.6/\(plain)"),
+        ("watermark position", "/insecure/wm:0.5:no/\(plain)", "/insecure/wm:0.5:re/\(plain)"),
+        ("strip metadata", "/insecure/sm:0/\(plain)", "/insecure/\(plain)"),
+        ("keep copyright while stripping", "/insecure/kcr:1/\(plain)", "/insecure/\(plain)"),
+        ("strip colour profile", "/insecure/scp:0/\(plain)", "/insecure/\(plain)"),
+        ("quality with the source's format", "/insecure/q:80/\(plain)", "/insecure/\(plain)"),
+        ("fq with the source's format", "/insecure/fq:webp:50/\(plain)", "/insecure/\(plain)"),
+        ("max bytes", "/insecure/mb:1000/\(plain)", "/insecure/\(plain)"),
+        ("skip processing of the output format", "/insecure/skp:jpg/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("cache buster", "/insecure/cb:1/\(plain)", "/insecure/cb:2/\(plain)"),
+        ("max source resolution", "/insecure/msr:1/\(plain)", "/insecure/\(plain)"),
+        ("max source file size", "/insecure/msfs:1000/\(plain)", "/insecure/\(plain)"),
+        ("max animation frames", "/insecure/maf:1/\(plain)", "/insecure/\(plain)"),
+        ("max result dimension", "/insecure/mrd:100/\(plain)", "/insecure/\(plain)"),
     ])
     func anyDifferenceGivesAnotherKey(_ what: String, _ first: String, _ second: String) throws {
         let a = try Self.key(first)
@@ -69,5 +142,26 @@ struct ThumbnailKeyTests {
         #expect(key.digest.allSatisfy { "0123456789abcdef".contains($0) })
         #expect(key.digest == (try Self.key("/insecure/rs:fill:300:200/\(Self.plain)@png")).digest)
         #expect(key.description == key.digest)
+    }
+
+    @Test func canonicalFormIsDeterministic() throws {
+        // Dictionaries and sets are written sorted, so one thumbnail has one canonical string
+        let path = "/insecure/fq:webp:50:avif:40:jpg:70:png:90/skp:png:gif:jpg:webp/\(Self.plain)"
+        let canonical = try Self.key(path).canonical
+
+        #expect(canonical.contains("|q:0:fq:avif=40,jpeg=70,png=90,webp=50|"), "\(canonical)")
+        #expect(canonical.contains("|skp:gif,jpeg,png,webp|"), "\(canonical)")
+        for _ in 0..<20 {
+            #expect(try Self.key(path).canonical == canonical)
+        }
+    }
+
+    @Test func textFieldsCannotPassForOtherFields() throws {
+        // A cache buster that spells other fields changes only the cache buster
+        let spelled = try Self.key("/insecure/cb:x|f%3Apng/\(Self.plain)")
+        let plain = try Self.key("/insecure/cb:x/\(Self.plain)@png")
+
+        #expect(spelled != plain)
+        #expect(spelled.canonical.contains("|cb:9:x|f%3Apng|"), "\(spelled.canonical)")
     }
 }

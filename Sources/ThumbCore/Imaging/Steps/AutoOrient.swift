@@ -1,6 +1,8 @@
-/// Turns the pixels upright by the EXIF orientation, so the tag can be dropped.
-struct AutoOrient: RenderStep {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+/// Turns the pixels upright by the EXIF orientation (`auto_rotate`, on by default), so the tag
+/// can be dropped.
+struct AutoOrient: PreparationStep {
+    func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError) {
+        guard options.autoRotate else { return }
         try image.autoOrient()
     }
 }

@@ -1,7 +1,8 @@
-/// JPEG has no transparency: compose over white rather than let transparent pixels turn black.
+/// Transparency onto the background: always for formats without alpha (JPEG), and whenever a
+/// background is asked for.
 struct FlattenAlpha: RenderStep {
     func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
-        guard context.format == .jpeg, image.hasAlpha else { return }
-        try image.flatten(onto: "white")
+        guard image.hasAlpha, !context.format.supportsAlpha || context.options.background != nil else { return }
+        try image.flatten(onto: (context.options.background ?? .white).magickName)
     }
 }

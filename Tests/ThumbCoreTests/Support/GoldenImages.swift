@@ -1,0 +1,154 @@
+import CLittleCMS
+import CMagickWand
+@testable import ThumbCore
+
+/// Sources for golden render tests, drawn with ImageMagick: colours in known places, EXIF
+/// orientations, colour spaces and profiles.
+enum GoldenImages {
+    /// The four quadrant colours, top-left, top-right, bottom-left, bottom-right.
+    static let quadrantColors = ["red", "lime", "blue", "yellow"]
+
+    /// A w × h image with each quarter one of `quadrantColors`.
+    static func quadrants(width: Int, height: Int, format: ImageFormat) -> [UInt8] {
+        let halfWidth = width / 2, halfHeight = height / 2
+        let draw = "xc:white"
+        return render(width: width, height: height, background: draw, format: format) { wand in
+            for (index, color) in quadrantColors.enumerated() {
+                let x = index % 2 == 0 ? 0 : halfWidth
+                let y = index < 2 ? 0 : halfHeight
+                fill(wand, color: color, x: x, y: y, width: halfWidth, height: halfHeight)
+            }
+        }
+    }
+
+    /// A JPEG carrying an EXIF APP1 segment with just the orientation tag.
+    static func withOrientation(_ jpeg: [UInt8], _ orientation: UInt8) -> [UInt8] {
+        let exif: [UInt8] = [0xFF, 0xE1, 0x00, 0x22] + Array("Exif".utf8) + [0, 0]
+            + [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]  // big-endian TIFF, IFD at 8
+            + [0x00, 0x01]  // one entry
+            + [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01, 0x00, orientation, 0x00, 0x00]
+            + [0x00, 0x00, 0x00, 0x00]  // no next IFD
+        return Array(jpeg.prefix(2)) + exif + Array(jpeg.dropFirst(2))
+    }
+
+    /// A solid colour in CMYK, as a CMYK JPEG (what print workflows upload).
+    static func cmykJPEG(color: String, width: Int, height: Int) -> [UInt8] {
+        render(width: width, height: height, background: "xc:\(color)", format: .jpeg) { wand in
+            MagickTransformImageColorspace(wand, CMYKColorspace)
+        }
+    }
+
+    /// A colour tagged with a linear-light (gamma 1) sRGB-primaries ICC profile: converted to
+    /// sRGB it must come out much lighter. (Not grey: a grey PNG is written as grayscale, which
+    /// drops an RGB profile.)
+    static func linearTagged(red: Int, green: Int, blue: Int, width: Int, height: Int) -> [UInt8] {
+        render(width: width, height: height, background: "xc:rgb(\(red),\(green),\(blue))", format: .png) { wand in
+            let profile = linearProfile()
+            _ = profile.withUnsafeBytes { MagickSetImageProfile(wand, "icc", $0.baseAddress, $0.count) }
+        }
+    }
+
+    /// A transparent image with an opaque disc in the middle.
+    static func disc(width: Int, height: Int, color: String, format: ImageFormat) -> [UInt8] {
+        render(width: width, height: height, background: "xc:none", format: format) { wand in
+            let draw = NewDrawingWand()!
+            defer { DestroyDrawingWand(draw) }
+            let pixel = NewPixelWand()!
+            defer { DestroyPixelWand(pixel) }
+            PixelSetColor(pixel, color)
+            DrawSetFillColor(draw, pixel)
+            DrawCircle(draw, Double(width) / 2, Double(height) / 2, Double(width) / 2, Double(height) / 4)
+            MagickDrawImage(wand, draw)
+        }
+    }
+
+    /// A picture with a `border`-pixel frame of white around a red middle.
+    static func framed(width: Int, height: Int, border: Int) -> [UInt8] {
+        render(width: width, height: height, background: "xc:white", format: .png) { wand in
+            fill(wand, color: "red", x: border, y: border, width: width - 2 * border, height: height - 2 * border)
+        }
+    }
+
+    static func render(width: Int, height: Int, background: String, format: ImageFormat,
+                       _ draw: (OpaquePointer) -> Void) -> [UInt8] {
+        _ = TestImages.jpeg(width: 1, height: 1)  // starts ImageMagick once
+        let wand = NewMagickWand()!
+        defer { DestroyMagickWand(wand) }
+        MagickSetSize(wand, width, height)
+        precondition(MagickReadImage(wand, background) == MagickTrue)
+        draw(wand)
+        MagickSetImageFormat(wand, format.magickName)
+        MagickSetImageCompressionQuality(wand, 95)
+        var length = 0
+        let blob = MagickGetImageBlob(wand, &length)!
+        defer { MagickRelinquishMemory(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: length))
+    }
+
+    private static func fill(_ wand: OpaquePointer, color: String, x: Int, y: Int, width: Int, height: Int) {
+        let draw = NewDrawingWand()!
+        defer { DestroyDrawingWand(draw) }
+        let pixel = NewPixelWand()!
+        defer { DestroyPixelWand(pixel) }
+        PixelSetColor(pixel, color)
+        DrawSetFillColor(draw, pixel)
+        DrawRectangle(draw, Double(x), Double(y), Double(x + width - 1), Double(y + height - 1))
+        MagickDrawImage(wand, draw)
+    }
+
+    private static func linearProfile() -> [UInt8] {
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: 0.64, y: 0.33, Y: 1),
+                                        Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
+                                        Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
+        let linear = cmsBuildGamma(nil, 1.0)
+        defer { cmsFreeToneCurve(linear) }
+        var curves: [OpaquePointer?] = [linear, linear, linear]
+        let profile = cmsCreateRGBProfile(&white, &primaries, &curves)!
+        defer { cmsCloseProfile(profile) }
+        var length: cmsUInt32Number = 0
+        cmsSaveProfileToMem(profile, nil, &length)
+        var bytes = [UInt8](repeating: 0, count: Int(length))
+        cmsSaveProfileToMem(profile, &bytes, &length)
+        return bytes
+    }
+}
+
+extension GoldenImages {
+    /// An animated GIF of `colors.count` frames, one solid colour each, `delay` hundredths apart.
+    static func animation(colors: [String], width: Int, height: Int, delay: Int, format: ImageFormat = .gif) -> [UInt8] {
+        _ = TestImages.jpeg(width: 1, height: 1)
+        let wand = NewMagickWand()!
+        defer { DestroyMagickWand(wand) }
+        MagickSetSize(wand, width, height)
+        for color in colors {
+            precondition(MagickReadImage(wand, "xc:\(color)") == MagickTrue)
+            MagickSetImageDelay(wand, delay)
+            MagickSetImageFormat(wand, format.magickName)  // every frame: the first one's is used
+        }
+        var length = 0
+        let blob = MagickGetImagesBlob(wand, &length)!
+        defer { MagickRelinquishMemory(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: length))
+    }
+
+    /// Frame count, size of the first frame, the delay of each, and the colour at the centre of each.
+    static func frames(of bytes: [UInt8]) -> (count: Int, width: Int, height: Int, delays: [Int], centers: [(Int, Int, Int)]) {
+        _ = TestImages.jpeg(width: 1, height: 1)
+        let wand = NewMagickWand()!
+        defer { DestroyMagickWand(wand) }
+        _ = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
+        var delays: [Int] = [], centers: [(Int, Int, Int)] = []
+        MagickResetIterator(wand)
+        var size = (0, 0)
+        while MagickNextImage(wand) == MagickTrue {
+            if delays.isEmpty { size = (MagickGetImageWidth(wand), MagickGetImageHeight(wand)) }
+            delays.append(MagickGetImageDelay(wand))
+            let pixel = NewPixelWand()!
+            MagickGetImagePixelColor(wand, size.0 / 2, size.1 / 2, pixel)
+            centers.append((Int(PixelGetRed(pixel) * 255), Int(PixelGetGreen(pixel) * 255), Int(PixelGetBlue(pixel) * 255)))
+            DestroyPixelWand(pixel)
+        }
+        return (delays.count, size.0, size.1, delays, centers)
+    }
+}

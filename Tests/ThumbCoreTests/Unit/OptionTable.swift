@@ -1,0 +1,53 @@
+import Testing
+@testable import ThumbCore
+
+/// A row of an option table: the options part of a URL and the options it must parse to.
+struct OptionRow: Sendable, CustomTestStringConvertible {
+    let options: String
+    let expected: ProcessingOptions
+    var testDescription: String { options }
+
+    init(_ options: String, _ change: (inout ProcessingOptions) -> Void = { _ in }) {
+        self.options = options
+        expected = .with(change)
+    }
+}
+
+/// A row of an option table that must be refused with a 400 whose message contains `names`.
+struct BadOptionRow: Sendable, CustomTestStringConvertible {
+    let options: String
+    let names: String
+    var testDescription: String { options }
+
+    init(_ options: String, _ names: String) {
+        self.options = options
+        self.names = names
+    }
+}
+
+/// Parses option tables through the request path parser, as a request would be.
+enum OptionTable {
+    static func path(_ options: String) -> String { "/insecure/\(options)/plain/http://h/a.jpg" }
+
+    static func parser(_ options: OptionParser = OptionParser()) -> RequestPathParser {
+        RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil, options: options)
+    }
+
+    static func parse(_ options: String, with parser: OptionParser = OptionParser()) throws -> ProcessingOptions {
+        try Self.parser(parser).parse(rawPath: path(options)).options
+    }
+
+    static func expectParses(_ row: OptionRow, with parser: OptionParser = OptionParser()) throws {
+        #expect(try parse(row.options, with: parser) == row.expected)
+    }
+
+    static func expectRefused(_ row: BadOptionRow, with parser: OptionParser = OptionParser()) {
+        let error = #expect(throws: ThumbError.self) { try parse(row.options, with: parser) }
+        guard case .badRequest(let message)? = error else {
+            Issue.record("expected .badRequest, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains(row.names), "message: \(message)")
+        #expect(error?.status == 400)
+    }
+}
