@@ -2,13 +2,27 @@ import Crypto
 import Foundation
 
 /// Where in the cache a thumbnail for a URI lives, such that nginx finds it with
-/// `try_files $uri $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
+/// `try_files $uri $uri$thumbd_negotiated $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
 /// at `$uri` itself when nginx's idea of the URI's extension already names the output format
 /// (so the common case costs nginx one stat), otherwise at `$uri.{ext}`, which also gives nginx
-/// the right Content-Type. A URI no file system can hold (a component over 255 bytes), or a
+/// the right Content-Type. A format picked from the client's Accept header lives at
+/// `$uri.auto.{ext}`, which nginx offers only to clients whose Accept header picks the same
+/// (`$thumbd_negotiated`). A URI no file system can hold (a component over 255 bytes), or a
 /// thumbnail whose answer needs headers nginx would not send (a download file name), goes to a
 /// hashed name that only thumbd looks up.
 public struct CachePath: Sendable, Hashable {
+    public enum Naming: Sendable, Hashable {
+        /// `$uri` or `$uri.{ext}`: right for every client.
+        case shared
+        /// Always `$uri.{ext}`: a URL that names no format while negotiation is on, so that `$uri`,
+        /// which nginx probes first, never exists for it and negotiating clients reach their variant.
+        case suffixed
+        /// `$uri.auto.{ext}`: for clients that accept the format.
+        case negotiated
+        /// A hashed name under /_hashed/, answered by thumbd.
+        case thumbdOnly
+    }
+
     /// The path relative to the cache root, starting with `/`.
     public let relative: String
     /// False for the hashed names: nginx does not find them, so thumbd answers for them.
@@ -18,12 +32,16 @@ public struct CachePath: Sendable, Hashable {
     /// The order nginx's try_files probes the variants in (nginx/thumbd.conf must agree).
     public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
 
-    public init(documentURI: String, format: ImageFormat, servedByNginx: Bool = true) {
+    public init(documentURI: String, format: ImageFormat, naming: Naming = .shared) {
         self.format = format
-        let direct = format.extensions.contains(Self.nginxExtension(of: documentURI))
+        let direct = switch naming {
+        case .negotiated: documentURI + ".auto." + format.fileExtension
+        case .suffixed: documentURI + "." + format.fileExtension
+        case .shared, .thumbdOnly: format.extensions.contains(Self.nginxExtension(of: documentURI))
             ? documentURI
             : documentURI + "." + format.fileExtension
-        if servedByNginx, Self.fitsFileSystem(direct) {
+        }
+        if naming != .thumbdOnly, Self.fitsFileSystem(direct) {
             relative = direct
             isServedByNginx = true
         } else {
@@ -33,9 +51,16 @@ public struct CachePath: Sendable, Hashable {
         }
     }
 
-    /// Every place a thumbnail for this URI may be, in nginx's probe order: one per format.
-    public static func candidates(documentURI: String, servedByNginx: Bool = true) -> [CachePath] {
-        probeOrder.map { CachePath(documentURI: documentURI, format: $0, servedByNginx: servedByNginx) }
+    /// Every place a thumbnail for this URI may be, in nginx's probe order: the negotiated
+    /// variant (for a client that negotiated one), then one per format.
+    public static func candidates(documentURI: String, naming: Naming = .shared, negotiated: ImageFormat? = nil) -> [CachePath] {
+        let variant = negotiated.map { [CachePath(documentURI: documentURI, format: $0, naming: .negotiated)] } ?? []
+        let named: Naming = switch naming {
+        case .thumbdOnly: .thumbdOnly
+        case .shared: .shared
+        case .suffixed, .negotiated: .suffixed
+        }
+        return variant + probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: named) }
     }
 
     /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,

@@ -5,7 +5,8 @@ public actor HostLimiter {
     private let queueLimit: Int
     private var active: [String: Int] = [:]
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]
-    private var waitingCount = 0
+    /// Fetches waiting for their host's slot.
+    public private(set) var waitingCount = 0
 
     public init(limit: Int, queueLimit: Int) {
         self.limit = limit

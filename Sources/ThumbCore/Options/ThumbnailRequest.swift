@@ -4,10 +4,35 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// The options, with the format the URL's extension asks for already applied.
     public let options: ProcessingOptions
     public let key: ThumbnailKey
+    /// True when the format was picked from the client's Accept header, not from the URL.
+    public let negotiated: Bool
+    /// True when the URL names no format and negotiation is on: the answer depends on Accept.
+    public let variesByAccept: Bool
 
-    public init(sourceURL: String, options: ProcessingOptions) {
+    public init(sourceURL: String, options: ProcessingOptions, negotiated: Bool = false, variesByAccept: Bool = false) {
         self.sourceURL = sourceURL
         self.options = options
+        self.negotiated = negotiated
+        self.variesByAccept = variesByAccept
         key = ThumbnailKey(source: sourceURL, options: options)
+    }
+
+    /// The same request in the format the client accepts (WebP or AVIF), when the URL names no
+    /// format and negotiation picks one.
+    public func negotiating(_ negotiation: FormatNegotiation, accept: String) -> ThumbnailRequest {
+        guard options.format == nil, negotiation.isEnabled else { return self }
+        guard let format = negotiation.format(for: accept) else {
+            return ThumbnailRequest(sourceURL: sourceURL, options: options, variesByAccept: true)
+        }
+        var options = options
+        options.format = format
+        return ThumbnailRequest(sourceURL: sourceURL, options: options, negotiated: true, variesByAccept: true)
+    }
+
+    /// How the thumbnail's file is named in the cache.
+    public var naming: CachePath.Naming {
+        if options.needsDisposition { return .thumbdOnly }
+        if negotiated { return .negotiated }
+        return variesByAccept ? .suffixed : .shared
     }
 }

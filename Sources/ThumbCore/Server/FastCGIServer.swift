@@ -71,7 +71,8 @@ public final class FastCGIServer: Sendable {
             let incoming = IncomingRequest(
                 method: Self.param("REQUEST_METHOD", request) ?? "GET",
                 requestURI: Self.param("REQUEST_URI", request) ?? "",
-                documentURI: Self.param("DOCUMENT_URI", request) ?? ""
+                documentURI: Self.param("DOCUMENT_URI", request) ?? "",
+                accept: Self.param("HTTP_ACCEPT", request) ?? ""
             )
             let response = handler.respond(to: incoming)
             Self.write(response, to: request.pointee.out)

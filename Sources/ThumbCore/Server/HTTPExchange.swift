@@ -6,11 +6,14 @@ public struct IncomingRequest: Sendable {
     public var requestURI: String
     /// The decoded, normalised path nginx's try_files looked up: where the thumbnail goes.
     public var documentURI: String
+    /// The client's Accept header, for format negotiation.
+    public var accept: String
 
-    public init(method: String, requestURI: String, documentURI: String) {
+    public init(method: String, requestURI: String, documentURI: String, accept: String = "") {
         self.method = method
         self.requestURI = requestURI
         self.documentURI = documentURI
+        self.accept = accept
     }
 }
 
@@ -39,12 +42,14 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// The same headers nginx sends on a static hit, so a miss and a hit look alike.
-    public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil) -> OutgoingResponse {
+    public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil,
+                             varies: Bool = false) -> OutgoingResponse {
         var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mimeType),
             ("Cache-Control", "public, max-age=31536000, immutable"),
         ]
         if let disposition { headers.append(("Content-Disposition", disposition)) }
+        if varies { headers.append(("Vary", "Accept")) }
         return OutgoingResponse(status: 200, headers: headers, body: bytes)
     }
 

@@ -7,6 +7,7 @@ import Logging
 public struct RequestHandler: Sendable {
     public let parser: RequestPathParser
     public let allowedSources: SourceAllowList
+    public let negotiation: FormatNegotiation
     public let pipeline: ThumbnailPipeline
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
@@ -15,10 +16,11 @@ public struct RequestHandler: Sendable {
     /// Counters in Prometheus' text format; nginx only lets loopback clients reach it.
     public static let metricsPath = "/_thumbd/metrics"
 
-    public init(parser: RequestPathParser, allowedSources: SourceAllowList, pipeline: ThumbnailPipeline,
-                deadline: Double, logger: Logger) {
+    public init(parser: RequestPathParser, allowedSources: SourceAllowList, negotiation: FormatNegotiation = FormatNegotiation(),
+                pipeline: ThumbnailPipeline, deadline: Double, logger: Logger) {
         self.parser = parser
         self.allowedSources = allowedSources
+        self.negotiation = negotiation
         self.pipeline = pipeline
         self.deadline = deadline
         self.logger = logger
@@ -36,23 +38,26 @@ public struct RequestHandler: Sendable {
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
-            let request = try parser.parse(rawPath: incoming.requestURI)
-            try allowedSources.check(request.sourceURL)
+            let parsed = try parser.parse(rawPath: incoming.requestURI)
+            try allowedSources.check(parsed.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
-            if let expires = request.options.expires, expires > 0, expires < Int(Date().timeIntervalSince1970) {
+            if let expires = parsed.options.expires, expires > 0, expires < Int(Date().timeIntervalSince1970) {
                 throw .expired
             }
-            let servedByNginx = !request.options.needsDisposition
-            if let stored = store.existing(documentURI: incoming.documentURI, servedByNginx: servedByNginx) {
+            let request = parsed.negotiating(negotiation, accept: incoming.accept)
+            if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming,
+                                           negotiated: request.negotiated ? request.options.format : nil) {
                 metrics.increment(.storedFileAnswers)
                 return .image(try store.read(stored), format: stored.format,
-                              disposition: ContentDisposition.header(for: request, format: stored.format))
+                              disposition: ContentDisposition.header(for: request, format: stored.format),
+                              varies: request.variesByAccept)
             }
             let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI)
             return .image(thumbnail.bytes, format: thumbnail.format,
-                          disposition: ContentDisposition.header(for: request, format: thumbnail.format))
+                          disposition: ContentDisposition.header(for: request, format: thumbnail.format),
+                          varies: request.variesByAccept)
         } catch {
             switch error {
             case .internalFailure(let detail):
@@ -80,13 +85,13 @@ public struct RequestHandler: Sendable {
         }
         let thumbnail = try outcome.get()
         if let stored = thumbnail.stored {
-            aliasIfSpelledDifferently(documentURI, to: stored, servedByNginx: !request.options.needsDisposition)
+            aliasIfSpelledDifferently(documentURI, to: stored, naming: request.naming)
         }
         return thumbnail
     }
 
-    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, servedByNginx: Bool) {
-        let own = CachePath(documentURI: documentURI, format: stored.format, servedByNginx: servedByNginx)
+    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, naming: CachePath.Naming) {
+        let own = CachePath(documentURI: documentURI, format: stored.format, naming: naming)
         guard own != stored else { return }
         do throws(ThumbError) {
             try store.alias(own, to: stored)
@@ -98,13 +103,15 @@ public struct RequestHandler: Sendable {
     private func metricsText() -> String {
         let thumbnails = pipeline.coalescer
         let sources = pipeline.sources.coalescer
+        let hosts = pipeline.sources.hosts
         let coalescing = BlockingBridge.wait(timeout: 5) {
             (await thumbnails.jobsStarted, await thumbnails.requestsJoined,
-             await sources.jobsStarted, await sources.requestsJoined)
+             await sources.jobsStarted, await sources.requestsJoined, await hosts.waitingCount)
         }
         var lines = Metrics.Counter.allCases.map { "thumbd_\($0.rawValue)_total \(metrics.value($0))" }
-        if let (jobs, joined, sourceJobs, sourceJoined) = coalescing {
+        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost) = coalescing {
             lines += [
+                "thumbd_fetches_waiting_for_host \(waitingForHost)",
                 "thumbd_thumbnail_jobs_total \(jobs)",
                 "thumbd_thumbnail_requests_joined_total \(joined)",
                 "thumbd_source_jobs_total \(sourceJobs)",

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// A URL without a format answers each client in the best format it accepts, and nginx's hits
+/// agree with thumbd's misses.
+@Suite(.serialized)
+struct NegotiationTests {
+    let origin: TestOrigin
+
+    init() throws {
+        origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 400, height: 300)))
+    }
+
+    @Test func eachClientGetsTheFormatItAcceptsFromThumbdAndFromNginx() throws {
+        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"])
+        let path = "/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))"
+        let clients = [
+            ("image/avif,image/webp,*/*", "image/avif", "HEIC"),  // ImageMagick 6 reads AVIF with its HEIC coder
+            ("image/webp,*/*", "image/webp", "WEBP"),
+            ("image/png,*/*", "image/jpeg", "JPEG"),
+        ]
+
+        // Misses: thumbd renders each client's format, and says the answer varies by Accept
+        for (accept, type, format) in clients {
+            let response = try stack.get(path, headers: ["Accept": accept])
+            #expect(response.status == 200)
+            #expect(response.headers["content-type"] == type, "\(accept)")
+            #expect(response.headers["vary"] == "Accept")
+            #expect(try ImageProbe(response.body).format == format)
+        }
+
+        // Hits: with thumbd gone, nginx gives each client the same format from the cache
+        stack.stopThumbd()
+        for (accept, type, _) in clients {
+            let hit = try stack.get(path, headers: ["Accept": accept])
+            #expect(hit.status == 200, "\(accept)")
+            #expect(hit.headers["content-type"] == type, "\(accept)")
+        }
+        #expect(origin.requestCount("/photo.jpg") == 1)
+    }
+
+    @Test func aClientThatAcceptsNeitherNeverGetsAVariant() throws {
+        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let path = "/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))"
+        #expect(try stack.get(path, headers: ["Accept": "image/webp"]).headers["content-type"] == "image/webp")
+        stack.stopThumbd()
+        // only the WebP variant exists: nginx must not offer it to this client, so it asks thumbd (gone: 502)
+        #expect(try stack.get(path, headers: ["Accept": "image/jpeg"]).status == 502)
+    }
+
+    @Test func aURLWithAFormatIsNotNegotiated() throws {
+        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let response = try stack.get("/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))@png", headers: ["Accept": "image/webp"])
+        #expect(response.headers["content-type"] == "image/png")
+        #expect(response.headers["vary"] == nil)
+    }
+}
