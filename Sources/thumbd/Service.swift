@@ -20,7 +20,7 @@ struct Service {
         let logger = Logger(label: "thumbd")
         try FileManager.default.createDirectory(atPath: configuration.cacheRoot, withIntermediateDirectories: true)
 
-        MagickEnvironment.start(limits: MagickEnvironment.Limits())
+        try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
         OriginFetcher.initializeGlobally()
         let limits = configuration.limits
         let metrics = Metrics()
@@ -44,6 +44,7 @@ struct Service {
         let handler = RequestHandler(
             parser: RequestPathParser(configuration: configuration),
             allowedSources: configuration.allowedSources,
+            negotiation: configuration.negotiation,
             pipeline: pipeline,
             deadline: limits.requestTimeout,
             logger: logger

@@ -105,6 +105,15 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Frames an animation may have to stay animated; 1 renders the first frame only. [THUMBD_MAX_ANIMATION_FRAMES, default 1]")
     var maxAnimationFrames: String?
 
+    @Option(help: "WebP for URLs without a format when the client accepts it (true/false). [THUMBD_AUTO_WEBP, default false]")
+    var autoWebp: String?
+
+    @Option(help: "AVIF for URLs without a format when the client accepts it (true/false). [THUMBD_AUTO_AVIF, default false]")
+    var autoAvif: String?
+
+    @Option(help: "Directory of thumbd's ImageMagick policy.xml (deploy/policy.xml). [THUMBD_MAGICK_POLICY_DIR, default /etc/thumbd]")
+    var magickPolicyDir: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -137,7 +146,8 @@ struct SettingsOptions: ParsableArguments {
             .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
-            .maxAnimationFrames: maxAnimationFrames, .presets: presets,
+            .maxAnimationFrames: maxAnimationFrames, .autoWebp: autoWebp, .autoAvif: autoAvif,
+            .magickPolicyDir: magickPolicyDir, .presets: presets,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }

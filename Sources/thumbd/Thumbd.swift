@@ -11,7 +11,7 @@ struct Thumbd: ParsableCommand {
         wins over IMGPROXY_.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -43,7 +43,7 @@ public struct ThumbnailPipeline: Sendable {
     private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
         let pipeline = self
         if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
-            try pipeline.reuse(previous, for: documentURI, servedByNginx: !request.options.needsDisposition)
+            try pipeline.reuse(previous, for: documentURI, naming: request.naming)
         }) {
             return .success(reused)
         }
@@ -60,8 +60,8 @@ public struct ThumbnailPipeline: Sendable {
         return outcome
     }
 
-    private func reuse(_ previous: CachePath, for documentURI: String, servedByNginx: Bool) throws(ThumbError) -> Thumbnail {
-        let path = CachePath(documentURI: documentURI, format: previous.format, servedByNginx: servedByNginx)
+    private func reuse(_ previous: CachePath, for documentURI: String, naming: CachePath.Naming) throws(ThumbError) -> Thumbnail {
+        let path = CachePath(documentURI: documentURI, format: previous.format, naming: naming)
         let bytes = try store.read(previous)
         try store.alias(path, to: previous)
         return Thumbnail(bytes: bytes, format: previous.format, stored: path)
@@ -80,7 +80,7 @@ public struct ThumbnailPipeline: Sendable {
             metrics.increment(.renders)
             rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)
         }
-        let path = CachePath(documentURI: documentURI, format: rendered.format, servedByNginx: !options.needsDisposition)
+        let path = CachePath(documentURI: documentURI, format: rendered.format, naming: request.naming)
         return Thumbnail(bytes: rendered.bytes, format: rendered.format, stored: publish(rendered.bytes, at: path, key: request.key))
     }
 

@@ -27,6 +27,9 @@ extension Configuration {
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
+        reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
+        reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
         reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
         reader.read(.maxSrcResolution) {
             let megapixels = try decimal($0, in: 0.01...1_000)

@@ -15,9 +15,13 @@ public struct Configuration: Sendable {
     public var allowedSources = SourceAllowList(prefixes: [])
     /// The directory `local:///path` sources are read under; nil turns local sources off.
     public var localFileSystemRoot: String?
+    /// WebP or AVIF for URLs without a format, by the client's Accept header.
+    public var negotiation = FormatNegotiation()
     public var fetch = OriginFetcher.Configuration()
     public var limits = ConcurrencyLimits()
     public var render = Renderer.Configuration()
+    /// The directory holding thumbd's ImageMagick policy.xml (deploy/policy.xml).
+    public var magickPolicyDirectory = "/etc/thumbd"
     /// How URL options are read: presets, presets-only URLs, security options.
     public var options = OptionParser()
 

@@ -30,6 +30,9 @@ public enum Setting: String, CaseIterable, Sendable {
     case errorCacheTTL = "ERROR_CACHE_TTL"
     case sourceHeaders = "SOURCE_HEADERS"
     case maxAnimationFrames = "MAX_ANIMATION_FRAMES"
+    case autoWebp = "AUTO_WEBP"
+    case autoAvif = "AUTO_AVIF"
+    case magickPolicyDir = "MAGICK_POLICY_DIR"
     case presets = "PRESETS"
     case onlyPresets = "ONLY_PRESETS"
     case allowSecurityOptions = "ALLOW_SECURITY_OPTIONS"
@@ -45,7 +48,7 @@ public enum Setting: String, CaseIterable, Sendable {
         switch self {
         case .listen, .cacheRoot, .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
-             .errorCacheTTL, .sourceHeaders:
+             .errorCacheTTL, .sourceHeaders, .magickPolicyDir:
             true
         default:
             false

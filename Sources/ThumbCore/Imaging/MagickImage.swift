@@ -226,9 +226,10 @@ final class MagickImage {
 
     private func failure(_ error: (String) -> ThumbError) -> ThumbError {
         var severity = UndefinedException
-        guard let message = MagickGetException(wand, &severity) else { return error("unknown error") }
+        guard let message = MagickGetException(wand, &severity) else { return error("ImageMagick gave no reason") }
         defer { MagickRelinquishMemory(message) }
         MagickClearException(wand)
-        return error(String(cString: message))
+        let text = String(cString: message)
+        return error(text.isEmpty ? "ImageMagick gave no reason" : text)
     }
 }

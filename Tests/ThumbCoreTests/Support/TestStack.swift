@@ -49,6 +49,7 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
             "THUMBD_LOG_LEVEL": "info",
+            "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
         ]
         thumbdEnvironment.merge(environment) { $1 }
         nginx = Process()

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import ThumbCore
+
+/// Renders one file as a URL would, without nginx, fetching or the cache: for benchmarks and for
+/// looking at what an option does.
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render the image file IN into OUT with URL processing options.",
+        discussion: """
+        Example: thumbd render --options 'rs:fill:300:200/g:sm/q:80' photo.jpg thumb.webp
+        The output format is OUT's extension unless the options give f:FORMAT. ImageMagick runs \
+        under thumbd's policy, from THUMBD_MAGICK_POLICY_DIR (default /etc/thumbd).
+        """
+    )
+
+    @OptionGroup var settings: SettingsOptions
+
+    @Option(help: "Processing options as in a URL: name:arg:arg segments separated by /.")
+    var options = ""
+
+    @Flag(help: "Decode JPEGs at full size even when libjpeg could scale while decoding.")
+    var noShrinkOnLoad = false
+
+    @Argument(help: "The source image: JPEG, PNG, GIF, WebP or AVIF.")
+    var input: String
+
+    @Argument(help: "Where to write the thumbnail; its extension names the format unless f: is given.")
+    var output: String
+
+    func run() throws {
+        var processing = ProcessingOptions()
+        for segment in options.split(separator: "/") {
+            try report { () throws(ThumbError) in try processing.apply(option: segment) }
+        }
+        if processing.format == nil {
+            let ext = URL(fileURLWithPath: output).pathExtension
+            guard let format = ImageFormat(extension: ext) else {
+                throw ValidationError("OUT's extension \(ext.debugDescription) names no format; use one, or f:FORMAT")
+            }
+            processing.format = format
+        }
+        let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
+        guard let sourceFormat = ContentSniffer.format(of: source) else {
+            FileHandle.standardError.write(Data("thumbd render: \(input) is not a JPEG, PNG, GIF, WebP or AVIF\n".utf8))
+            throw ExitCode(1)
+        }
+
+        let configuration = try settings.configuration()
+        var render = configuration.render
+        render.shrinkOnLoad = !noShrinkOnLoad
+        try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
+        let started = ContinuousClock.now
+        let rendered = try report { () throws(ThumbError) in
+            try Renderer(configuration: render).render(source, sourceFormat: sourceFormat, options: processing)
+        }
+        let elapsed = ContinuousClock.now - started
+        try Data(rendered.bytes).write(to: URL(fileURLWithPath: output))
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let size = "\(rendered.width)x\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes"
+        print("\(output): \(size), rendered in " + String(format: "%.1f ms", milliseconds))
+    }
+
+    /// A ThumbError with its whole detail (the server shows clients only the public part).
+    private func report<T>(_ body: () throws(ThumbError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            let detail: String
+            switch error {
+            case .internalFailure(let why): detail = "internal error: \(why)"
+            default: detail = error.publicMessage
+            }
+            FileHandle.standardError.write(Data("thumbd render: \(detail)\n".utf8))
+            throw ExitCode(error.status == 400 ? 2 : 1)
+        }
+    }
+}

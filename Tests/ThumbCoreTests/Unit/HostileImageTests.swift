@@ -1,0 +1,245 @@
+import CMagickWand
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Sources made to turn ImageMagick against the server (scripts, file and URL readers, pixel
+/// floods, broken files) are refused in-process under thumbd's policy, deploy/policy.xml, while
+/// the formats thumbd serves still decode. ContentSniffer stops most of these before ImageMagick;
+/// these tests take it away and show the policy holds on its own.
+@Suite struct HostileImageTests {
+    init() throws {
+        TestImages.startImageMagick()
+        // With Debian's policy alone a "text:" read aborts the whole test process (an assertion
+        // in 6.9.11's DestroyImage): go no further unless thumbd's policy is what ImageMagick uses.
+        try #require(MagickEnvironment.policyProblems() == [], "deploy/policy.xml is not in force")
+    }
+
+    @Test func thumbdsPolicyAndLimitsAreInForce() {
+        // Given ImageMagick started by the tests as thumbd starts it
+        // Then its merged policy is thumbd's: no problem found, and the resource ceilings hold
+        #expect(MagickEnvironment.policyProblems() == [])
+        #expect(GetMagickResourceLimit(WidthResource) == 32768)
+        #expect(GetMagickResourceLimit(HeightResource) == 32768)
+        #expect(GetMagickResourceLimit(AreaResource) == 128_000_000)
+        #expect(GetMagickResourceLimit(DiskResource) == 0)
+        #expect(GetMagickResourceLimit(ListLengthResource) == 1000)
+        #expect(GetMagickResourceLimit(ThreadResource) == 1)
+        #expect(GetMagickResourceLimit(TimeResource) == MagickEnvironment.unlimited)
+    }
+
+    static let mvg = """
+        push graphic-context
+        viewbox 0 0 64 64
+        image over 0,0 0,0 'text:/etc/passwd'
+        pop graphic-context
+
+        """
+    static let postScript = """
+        %!PS-Adobe-3.0
+        %%BoundingBox: 0 0 64 64
+        (/etc/passwd) (r) file 100 string readstring pop showpage
+
+        """
+
+    /// (what, coder prefix the reader is given, payload). An empty prefix leaves ImageMagick to
+    /// recognise the payload by its bytes, as it would a fetched source.
+    static let hostile: [(String, String, String)] = [
+        ("MVG named", "mvg:", mvg),
+        ("MVG by content", "", mvg),
+        ("SVG with an external image", "", svg(href: "text:/etc/passwd")),
+        ("SVG named", "svg:", svg(href: "text:/etc/passwd")),
+        ("ImageMagick's own SVG renderer", "msvg:", svg(href: "text:/etc/passwd")),
+        ("a text: read", "text:", "root:x:0:0:root:/root:/bin/bash\n"),
+        ("a txt: read", "txt:", "root:x:0:0:root:/root:/bin/bash\n"),
+        ("PostScript by content", "", postScript),
+        ("EPS named", "eps:", postScript),
+        ("PDF by content", "", "%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"),
+        ("MSL", "msl:", #"<?xml version="1.0"?><image><read filename="/etc/passwd"/></image>"#),
+        ("a label: read", "label:", "@/etc/passwd"),
+    ]
+
+    @Test(arguments: hostile)
+    func theReaderRefuses(what: String, prefix: String, payload: String) {
+        // Given a wand told the coder, as an attacker who controlled the filename would
+        let image = MagickImage()
+        if !prefix.isEmpty { MagickSetFilename(image.wand, prefix) }
+
+        // When it reads the payload
+        let refusal = Self.unprocessable { () throws(ThumbError) in try image.read(Array(payload.utf8)) }
+
+        // Then the read fails and nothing was decoded
+        #expect(refusal != nil, "\(what) was read")
+        #expect(image.frameCount == 0)
+    }
+
+    @Test func anSVGNeverFetchesItsExternalImage() throws {
+        // Given an origin, and an SVG whose image is on it
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        origin.serve("/leak.png", .image(TestImages.draw("xc:red", width: 4, height: 4, format: .png)))
+        let svg = Array(Self.svg(href: origin.url("/leak.png")).utf8)
+
+        // When the renderer is given it (as if the sniffer had let it through)
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render(svg, sourceFormat: .png, options: Self.small(.png))
+        }
+
+        // Then it is refused, and the origin never heard of it
+        #expect(refusal?.contains("security policy") == true, "\(refusal ?? "rendered")")
+        #expect(origin.totalRequests == 0)
+    }
+
+    @Test func theRendererRefusesPostScriptAtThePing() {
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render(Array(Self.postScript.utf8), sourceFormat: .jpeg,
+                                                            options: Self.small(.png))
+        }
+        #expect(refusal?.hasPrefix("cannot read image header") == true, "\(refusal ?? "rendered")")
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .png, .gif, .webp, .avif])
+    func theServedFormatsStillDecode(format: ImageFormat) throws {
+        // Given a 160x120 picture in the format
+        let source = TestImages.draw("gradient:red-blue", width: 160, height: 120, format: format)
+        #expect(ContentSniffer.format(of: source) == format)
+
+        // When it is read, and rendered to a 40x30 PNG
+        let image = MagickImage()
+        try image.read(source)
+        let rendered = try Renderer(configuration: .init())
+            .render(source, sourceFormat: format, options: Self.small(.png))
+
+        // Then both worked
+        #expect(image.width == 160 && image.height == 120)
+        #expect(rendered.width == 40 && rendered.height == 30)
+        #expect(try ImageProbe(rendered.bytes).format == "PNG")
+    }
+
+    /// Headers that claim far more pixels than their few bytes hold: refused from the header,
+    /// before a pixel is decoded. (what, bytes, what the refusal says)
+    static let floods: [(String, [UInt8], String)] = [
+        ("PNG of 20000x20000", png(width: 20000, height: 20000), "image is 20000x20000, over the limit of 50000000"),
+        ("GIF of 30000x30000", gif(width: 30000, height: 30000), "image is 30000x30000, over the limit of 50000000"),
+        // Wider than ImageMagick's width limit: libpng and the GIF reader refuse at the header.
+        ("PNG of 50000x50000", png(width: 50000, height: 50000), "cannot read image header"),
+        ("GIF of 65535x65535", gif(width: 65535, height: 65535), "cannot read image header"),
+    ]
+
+    @Test(arguments: floods)
+    func aPixelFloodIsRefusedFromItsHeader(what: String, source: [UInt8], message: String) {
+        // Given a source of under 100 bytes whose header claims a huge image
+        #expect(source.count < 100)
+
+        // When it is rendered
+        let started = ContinuousClock.now
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render(source, sourceFormat: ContentSniffer.format(of: source)!,
+                                                            options: Self.small(.jpeg))
+        }
+        let elapsed = ContinuousClock.now - started
+
+        // Then it is unprocessable, said so, and took no decoding time
+        #expect(refusal?.hasPrefix(message) == true, "\(what): \(refusal ?? "rendered")")
+        #expect(elapsed < .milliseconds(100), "\(what) took \(elapsed)")
+    }
+
+    @Test func anEmptySourceIsUnprocessable() {
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))
+        }
+        #expect(refusal != nil)
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .png, .gif, .webp])
+    func aTruncatedSourceIsUnprocessable(format: ImageFormat) {
+        // Given a 400x300 picture cut after its first half, and one cut inside its header
+        let whole = TestImages.draw("gradient:red-blue", width: 400, height: 300, format: format)
+        for cut in [whole.count / 2, 40] {
+            // When it is rendered
+            let refusal = Self.unprocessable { () throws(ThumbError) in
+                _ = try Renderer(configuration: .init()).render(Array(whole.prefix(cut)), sourceFormat: format,
+                                                                options: Self.small(.png))
+            }
+            // Then it is unprocessable rather than a grey-filled thumbnail
+            #expect(refusal != nil, "\(format) cut to \(cut) of \(whole.count) bytes was rendered")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The message of the `.unprocessable` error `body` threw; nil when it did not throw. Any
+    /// other error is a test failure.
+    static func unprocessable(_ body: () throws(ThumbError) -> Void) -> String? {
+        do {
+            try body()
+            return nil
+        } catch {
+            guard case .unprocessable(let message) = error else {
+                Issue.record("expected unprocessable, got \(error)")
+                return "\(error)"
+            }
+            return message
+        }
+    }
+
+    /// Options for a 40x30 (at most) thumbnail in `format`.
+    static func small(_ format: ImageFormat) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        options.width = 40
+        options.height = 30
+        options.format = format
+        return options
+    }
+
+    static func svg(href: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="64" height="64">
+          <image xlink:href="\(href)" x="0" y="0" width="64" height="64"/>
+        </svg>
+
+        """
+    }
+
+    /// A PNG whose IHDR claims `width` x `height` (8-bit RGB), with valid CRCs and an IDAT that
+    /// holds an empty zlib stream.
+    static func png(width: UInt32, height: UInt32) -> [UInt8] {
+        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + data
+            return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
+        }
+        let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+        let emptyZlibStream: [UInt8] = [0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
+        return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
+            + chunk("IHDR", header) + chunk("IDAT", emptyZlibStream) + chunk("IEND", [])
+    }
+
+    /// A GIF whose screen and only frame claim `width` x `height`, with a two-colour palette and
+    /// three bytes of LZW data.
+    static func gif(width: UInt16, height: UInt16) -> [UInt8] {
+        let size = littleEndian(width) + littleEndian(height)
+        return Array("GIF89a".utf8) + size + [0x80, 0, 0] + [0, 0, 0, 0xff, 0xff, 0xff]
+            + [0x2c, 0, 0, 0, 0] + size + [0] + [0x02, 0x02, 0x44, 0x01, 0x00] + [0x3b]
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
+    }
+
+    static func littleEndian(_ value: UInt16) -> [UInt8] {
+        [UInt8(value & 0xff), UInt8(value >> 8)]
+    }
+
+    /// CRC-32 as PNG chunks carry it (ISO 3309, reflected, polynomial 0xEDB88320).
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xffff_ffff
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 {
+                crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1
+            }
+        }
+        return ~crc
+    }
+}
