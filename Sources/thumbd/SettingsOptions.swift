@@ -114,6 +114,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Directory of thumbd's ImageMagick policy.xml (deploy/policy.xml). [THUMBD_MAGICK_POLICY_DIR, default /etc/thumbd]")
     var magickPolicyDir: String?
 
+    @Option(help: "Image file the wm option draws (PNG with transparency works best). [THUMBD_WATERMARK_PATH]")
+    var watermarkPath: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -147,7 +150,7 @@ struct SettingsOptions: ParsableArguments {
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
             .maxAnimationFrames: maxAnimationFrames, .autoWebp: autoWebp, .autoAvif: autoAvif,
-            .magickPolicyDir: magickPolicyDir, .presets: presets,
+            .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath, .presets: presets,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }

@@ -27,6 +27,7 @@ extension Configuration {
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.read(.watermarkPath) { configuration.render.watermark = try watermarkImage($0) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
         reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
@@ -153,6 +154,19 @@ extension Configuration {
     }
 
     /// An existing directory, checked now so a typo fails the start rather than every local source.
+    /// The watermark's bytes, read once at start: a file that is missing or not an image is a
+    /// problem now, not a 500 on the first `wm` URL.
+    private static func watermarkImage(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InvalidValue(expected: "expected a readable image file")
+        }
+        let bytes = [UInt8](data)
+        guard ContentSniffer.format(of: bytes) != nil else {
+            throw InvalidValue(expected: "expected a JPEG, PNG, GIF, WebP or AVIF image")
+        }
+        return bytes
+    }
+
     private static func directory(_ text: String) throws -> String {
         let path = try absolutePath(text)
         var info = stat()

@@ -33,6 +33,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case autoWebp = "AUTO_WEBP"
     case autoAvif = "AUTO_AVIF"
     case magickPolicyDir = "MAGICK_POLICY_DIR"
+    case watermarkPath = "WATERMARK_PATH"
     case presets = "PRESETS"
     case onlyPresets = "ONLY_PRESETS"
     case allowSecurityOptions = "ALLOW_SECURITY_OPTIONS"

@@ -127,6 +127,19 @@ final class MagickImage {
         try check(MagickExtentImage(wand, width, height, -x, -y), or: { .internalFailure("extent: \($0)") })
     }
 
+    /// Multiplies every pixel's opacity by `opacity` (0...1).
+    func fade(to opacity: Double) throws(ThumbError) {
+        guard opacity < 1 else { return }
+        MagickSetImageAlphaChannel(wand, SetAlphaChannel)
+        try check(MagickEvaluateImageChannel(wand, AlphaChannel, MultiplyEvaluateOperator, opacity),
+                  or: { .internalFailure("opacity: \($0)") })
+    }
+
+    /// Draws `other` over this image with its top-left corner at (x, y).
+    func composite(_ other: MagickImage, x: Int, y: Int) throws(ThumbError) {
+        try check(MagickCompositeImage(wand, other.wand, OverCompositeOp, x, y), or: { .internalFailure("composite: \($0)") })
+    }
+
     func blur(sigma: Double) throws(ThumbError) {
         try check(MagickGaussianBlurImage(wand, 0, sigma), or: { .internalFailure("blur: \($0)") })
     }

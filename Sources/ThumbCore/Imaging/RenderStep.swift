@@ -6,6 +6,8 @@ struct RenderContext {
     let format: ImageFormat
     /// Decoded size over the size the plan was made for (shrink-on-load makes it below 1).
     let loadScale: Double
+    /// The configured watermark image's bytes, if any.
+    let watermark: [UInt8]?
 
     /// What fills new pixels (extend, padding, rotation, flattening): the asked background,
     /// else transparency where the format has it, else white.

@@ -13,6 +13,8 @@ public struct Renderer: Sendable {
         /// imgproxy's max_animation_frames: 1 renders the first frame of an animation only;
         /// above 1, animations with up to this many frames stay animated.
         public var maxAnimationFrames = 1
+        /// The image `watermark` draws (imgproxy's WATERMARK_PATH); nil: `wm` does nothing.
+        public var watermark: [UInt8]?
 
         public init() {}
     }
@@ -41,6 +43,7 @@ public struct Renderer: Sendable {
         Extend(),
         Pad(),
         FlattenAlpha(),
+        DrawWatermark(),
         StripMetadata(),
     ]
 
@@ -81,7 +84,8 @@ public struct Renderer: Sendable {
             throw .unprocessable("result would be \(resolved.outputWidth)x\(resolved.outputHeight), over max_result_dimension \(limit)")
         }
         let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
-        let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale)
+        let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
+                                    watermark: configuration.watermark)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.pipeline {
                 try step.apply(to: image, in: context)
