@@ -117,6 +117,12 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Image file the wm option draws (PNG with transparency works best). [THUMBD_WATERMARK_PATH]")
     var watermarkPath: String?
 
+    @Option(help: "Quality of JPEG, WebP and AVIF where a URL asks for none. [THUMBD_QUALITY]")
+    var quality: String?
+
+    @Option(help: "Per-format qualities, e.g. jpeg=82,webp=75,avif=60. [THUMBD_FORMAT_QUALITY, default jpeg=80,webp=79,avif=63]")
+    var formatQuality: String?
+
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     func configuration() throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
@@ -150,7 +156,8 @@ struct SettingsOptions: ParsableArguments {
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
             .maxAnimationFrames: maxAnimationFrames, .autoWebp: autoWebp, .autoAvif: autoAvif,
-            .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath, .presets: presets,
+            .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath,
+            .quality: quality, .formatQuality: formatQuality, .presets: presets,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }

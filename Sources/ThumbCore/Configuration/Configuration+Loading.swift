@@ -86,6 +86,12 @@ extension Configuration {
         var onlyPresets = false
         var allowSecurityOptions = false
         var presets = Presets()
+        var qualities: [ImageFormat: Int] = [:]
+        reader.read(.quality) {
+            let quality = try integer($0, in: 1...100)
+            for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
+        }
+        reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.read(.onlyPresets) { onlyPresets = try bool($0) }
         reader.read(.allowSecurityOptions) { allowSecurityOptions = try bool($0) }
         reader.read(.presets) {
@@ -99,7 +105,22 @@ extension Configuration {
             guard problems.isEmpty else { throw InvalidValue(expected: problems.joined(separator: "; ")) }
             presets = parsed
         }
-        return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions)
+        return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
+                            defaultQualities: qualities)
+    }
+
+    /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.
+    private static func formatQualities(_ text: String) throws -> [ImageFormat: Int] {
+        var qualities: [ImageFormat: Int] = [:]
+        for entry in list(text) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let format = ImageFormat(extension: parts[0]), let quality = Int(parts[1]),
+                  (1...100).contains(quality) else {
+                throw InvalidValue(expected: "expected format=quality pairs such as jpeg=80,webp=79 (quality 1 to 100)")
+            }
+            qualities[format] = quality
+        }
+        return qualities
     }
 
     private struct Reader {

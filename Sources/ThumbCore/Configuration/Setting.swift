@@ -34,6 +34,8 @@ public enum Setting: String, CaseIterable, Sendable {
     case autoAvif = "AUTO_AVIF"
     case magickPolicyDir = "MAGICK_POLICY_DIR"
     case watermarkPath = "WATERMARK_PATH"
+    case quality = "QUALITY"
+    case formatQuality = "FORMAT_QUALITY"
     case presets = "PRESETS"
     case onlyPresets = "ONLY_PRESETS"
     case allowSecurityOptions = "ALLOW_SECURITY_OPTIONS"

@@ -8,16 +8,23 @@ public struct OptionParser: Sendable {
     public let onlyPresets: Bool
     /// imgproxy's `ALLOW_SECURITY_OPTIONS`: `msr`, `msfs`, `maf`, `mrd` in URLs and presets.
     public let allowSecurityOptions: Bool
+    /// imgproxy's `QUALITY` and `FORMAT_QUALITY`: per-format qualities where a URL asks for none;
+    /// empty means each format's own default (JPEG 80, WebP 79, AVIF 63).
+    public let defaultQualities: [ImageFormat: Int]
 
-    public init(presets: Presets = Presets(), onlyPresets: Bool = false, allowSecurityOptions: Bool = false) {
+    public init(presets: Presets = Presets(), onlyPresets: Bool = false, allowSecurityOptions: Bool = false,
+                defaultQualities: [ImageFormat: Int] = [:]) {
         self.presets = presets
         self.onlyPresets = onlyPresets
         self.allowSecurityOptions = allowSecurityOptions
+        self.defaultQualities = defaultQualities
     }
 
-    /// Where every request starts: imgproxy's defaults with the `default` preset applied.
+    /// Where every request starts: imgproxy's defaults, the configured qualities (as `fq`
+    /// entries, so a URL's `fq` redefines them and its `q` wins), then the `default` preset.
     public func initialOptions() throws(ThumbError) -> ProcessingOptions {
         var options = ProcessingOptions()
+        options.formatQuality = defaultQualities
         if presets["default"] != nil {
             try applyPresets(["default"], to: &options, within: [])
         }

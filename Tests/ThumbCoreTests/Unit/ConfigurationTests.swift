@@ -207,3 +207,32 @@ struct ConfigurationTests {
         #expect(Setting.listen.isThumbdOwn && Setting.errorCacheTTL.isThumbdOwn && !Setting.requestsQueueSize.isThumbdOwn)
     }
 }
+
+/// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.
+struct DefaultQualityTests {
+    static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
+        let configuration = try Configuration.load { setting in settings[setting].map { ($0, setting.rawValue) } }.get()
+        let request = try RequestPathParser(configuration: configuration).parse(rawPath: url)
+        return request.options.effectiveQuality(for: format)
+    }
+
+    @Test func configuredQualitiesApplyWhereTheURLAsksForNone() throws {
+        let plain = "/insecure/w:10/plain/http://h/a.jpg"
+        #expect(try Self.effective([:], url: plain, format: .jpeg) == 80)
+        #expect(try Self.effective([:], url: plain, format: .webp) == 79)
+        #expect(try Self.effective([.quality: "90"], url: plain, format: .webp) == 90)
+        #expect(try Self.effective([.quality: "90", .formatQuality: "webp=70"], url: plain, format: .webp) == 70)
+        #expect(try Self.effective([.quality: "90", .formatQuality: "webp=70"], url: plain, format: .jpeg) == 90)
+        // a URL's fq redefines the configured value, its q wins over both
+        #expect(try Self.effective([.formatQuality: "webp=70"], url: "/insecure/fq:webp:60/plain/http://h/a.jpg", format: .webp) == 60)
+        #expect(try Self.effective([.formatQuality: "webp=70"], url: "/insecure/q:55/plain/http://h/a.jpg", format: .webp) == 55)
+    }
+
+    @Test func badQualitySettingsAreProblems() {
+        let result = Configuration.load { setting in
+            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.rawValue) }
+        }
+        guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
+        #expect(problems.messages.count == 2)
+    }
+}
