@@ -23,7 +23,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Decode JPEGs at full size even when libjpeg could scale while decoding.")
     var noShrinkOnLoad = false
 
-    @Argument(help: "The source image: JPEG, PNG, GIF, WebP or AVIF.")
+    @Argument(help: "The source image: JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP.")
     var input: String
 
     @Argument(help: "Where to write the thumbnail; its extension names the format unless f: is given.")
@@ -43,7 +43,7 @@ struct RenderCommand: ParsableCommand {
         }
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
         guard let sourceFormat = ContentSniffer.format(of: source) else {
-            FileHandle.standardError.write(Data("thumbd render: \(input) is not a JPEG, PNG, GIF, WebP or AVIF\n".utf8))
+            FileHandle.standardError.write(Data("thumbd render: \(input) is not a \(ContentSniffer.readableNames)\n".utf8))
             throw ExitCode(1)
         }
 

@@ -34,5 +34,5 @@ public actor RecentSources {
 /// A source's bytes and the format its first bytes show.
 public struct FetchedSource: Sendable {
     public let bytes: [UInt8]
-    public let format: ImageFormat
+    public let format: SourceFormat
 }

@@ -74,8 +74,8 @@ public struct ThumbnailPipeline: Sendable {
             throw .sourceTooLarge(limit: limit)
         }
         let rendered: Renderer.Rendered
-        if options.skipProcessing.contains(source.format) {
-            rendered = Renderer.Rendered(bytes: source.bytes, format: source.format, width: 0, height: 0)
+        if let format = source.format.asOutput, options.skipProcessing.contains(format) {
+            rendered = Renderer.Rendered(bytes: source.bytes, format: format, width: 0, height: 0)
         } else {
             metrics.increment(.renders)
             rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)

@@ -183,7 +183,7 @@ extension Configuration {
         }
         let bytes = [UInt8](data)
         guard ContentSniffer.format(of: bytes) != nil else {
-            throw InvalidValue(expected: "expected a JPEG, PNG, GIF, WebP or AVIF image")
+            throw InvalidValue(expected: "expected a \(ContentSniffer.readableNames) image")
         }
         return bytes
     }

@@ -1,7 +1,9 @@
 /// Recognises an image by its first bytes, before ImageMagick sees anything: a source that is
 /// not one of these formats (HTML, SVG, MVG, PostScript, ...) never reaches a decoder.
 public enum ContentSniffer {
-    public static func format(of bytes: [UInt8]) -> ImageFormat? {
+    public static let readableNames = "JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP"
+
+    public static func format(of bytes: [UInt8]) -> SourceFormat? {
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && bytes[offset..<offset + prefix.count].elementsEqual(prefix)
         }
@@ -10,6 +12,14 @@ public enum ContentSniffer {
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
         if starts(Array("RIFF".utf8)) && starts(Array("WEBP".utf8), at: 8) { return .webp }
         if starts(Array("ftypavif".utf8), at: 4) || starts(Array("ftypavis".utf8), at: 4) { return .avif }
+        if ["heic", "heix", "hevc", "hevx", "mif1", "msf1"].contains(where: { starts(Array("ftyp\($0)".utf8), at: 4) }) {
+            return .heic
+        }
+        if starts([0x49, 0x49, 0x2a, 0x00]) || starts([0x4d, 0x4d, 0x00, 0x2a]) { return .tiff }
+        // "BM", then a header size BMP uses (40, 108 or 124 bytes, or the old 12) at offset 14.
+        if starts(Array("BM".utf8)), bytes.count > 18, [12, 40, 56, 108, 124].contains(Int(bytes[14])), bytes[15] == 0 {
+            return .bmp
+        }
         return nil
     }
 }

@@ -16,7 +16,7 @@ extension MagickEnvironment {
 
     /// A coder thumbd never uses and no policy of thumbd's names: readable only if the allow-list
     /// (`*` none, then the served formats) is not in force.
-    static let unlistedCoder = "TIFF"
+    static let unlistedCoder = "XWD"
 
     /// Every way the policy in force differs from thumbd's; empty when it holds. Call after `start`.
     public static func policyProblems() -> [String] {

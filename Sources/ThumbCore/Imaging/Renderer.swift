@@ -53,12 +53,12 @@ public struct Renderer: Sendable {
         self.configuration = configuration
     }
 
-    public func render(_ source: [UInt8], sourceFormat: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
+    public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
         let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let header = try Self.header(of: source, maxPixels: maxPixels, maxFrames: maxFrames)
         let upright = Self.uprightSize(header, options: options)
-        let format = options.format ?? sourceFormat
+        let format = options.format ?? sourceFormat.defaultOutput
         // Trimming changes the size the geometry starts from, so its plan waits for the pixels.
         var plan = options.trim == nil ? ResizePlan(sourceWidth: upright.width, sourceHeight: upright.height, options: options) : nil
 

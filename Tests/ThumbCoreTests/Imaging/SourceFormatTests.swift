@@ -1,0 +1,46 @@
+import CMagickWand
+import Testing
+@testable import ThumbCore
+
+/// Formats thumbd reads but does not write: recognised by their first bytes, rendered, and
+/// written as JPEG when the URL names no format.
+struct SourceFormatTests {
+    /// Draws a 160 x 120 gradient in an ImageMagick coder thumbd has no ImageFormat for.
+    static func drawn(_ coder: String) -> [UInt8] {
+        _ = TestImages.jpeg(width: 1, height: 1)
+        let wand = NewMagickWand()!
+        defer { DestroyMagickWand(wand) }
+        MagickSetSize(wand, 160, 120)
+        precondition(MagickReadImage(wand, "gradient:red-blue") == MagickTrue)
+        MagickSetImageFormat(wand, coder)
+        var length = 0
+        let blob = MagickGetImageBlob(wand, &length)!
+        defer { MagickRelinquishMemory(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: length))
+    }
+
+    @Test(arguments: [("TIFF", SourceFormat.tiff), ("BMP", .bmp)])
+    func readOnlyFormatsRenderToJPEGByDefault(coder: String, format: SourceFormat) throws {
+        let source = Self.drawn(coder)
+        #expect(ContentSniffer.format(of: source) == format)
+
+        var options = ProcessingOptions()
+        options.width = 40
+        let rendered = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: options)
+
+        #expect(rendered.format == .jpeg)
+        let image = try ImageProbe(rendered.bytes)
+        #expect((image.format, image.width, image.height) == ("JPEG", 40, 30))
+        #expect(RenderGoldenTests.looks(image, at: (20, 1), like: "red", tolerance: 40))
+    }
+
+    @Test func heicIsRecognisedByItsBrand() {
+        let header: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+        #expect(ContentSniffer.format(of: header) == .heic)
+        #expect(SourceFormat.heic.defaultOutput == .jpeg)
+    }
+
+    @Test func textStartingWithBMIsNotABitmap() {
+        #expect(ContentSniffer.format(of: Array("BM is not an image, just text here".utf8)) == nil)
+    }
+}
