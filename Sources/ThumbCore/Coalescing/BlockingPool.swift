@@ -8,6 +8,9 @@ public final class BlockingPool: @unchecked Sendable {
     private let queueLimit: Int
     private let condition = NSCondition()
     private var queue: [() -> Void] = []
+    /// Threads waiting for work: a task handed to one still sits in `queue` until it wakes up,
+    /// and must not count against the limit meanwhile.
+    private var idle = 0
 
     public init(name: String, threads: Int, queueLimit: Int) {
         self.name = name
@@ -25,7 +28,7 @@ public final class BlockingPool: @unchecked Sendable {
         let result: Result<T, ThumbError> = await withCheckedContinuation { continuation in
             condition.lock()
             defer { condition.unlock() }
-            guard queue.count < queueLimit else {
+            guard queue.count - idle < queueLimit else {
                 continuation.resume(returning: .failure(.overloaded))
                 return
             }
@@ -50,13 +53,15 @@ public final class BlockingPool: @unchecked Sendable {
     public var queued: Int {
         condition.lock()
         defer { condition.unlock() }
-        return queue.count
+        return max(0, queue.count - idle)
     }
 
     private func work() {
         while true {
             condition.lock()
+            idle += 1
             while queue.isEmpty { condition.wait() }
+            idle -= 1
             let next = queue.removeFirst()
             condition.unlock()
             next()

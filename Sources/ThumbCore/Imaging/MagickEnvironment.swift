@@ -8,7 +8,10 @@ public enum MagickEnvironment {
         public var maxHeight = 32_768
         /// Pixels in the pixel cache at once.
         public var maxArea = 128_000_000
-        public var maxMemoryBytes = 512 * 1024 * 1024
+        /// Shared by every render at once (ImageMagick's limits are per process).
+        public var maxMemoryBytes = 1 << 30
+        /// Memory-mapped pixel caches, used past `maxMemoryBytes`; never disk.
+        public var maxMapBytes = 2 << 30
         public var maxDiskBytes = 0
 
         public init() {}
@@ -22,7 +25,7 @@ public enum MagickEnvironment {
         SetMagickResourceLimit(HeightResource, MagickSizeType(limits.maxHeight))
         SetMagickResourceLimit(AreaResource, MagickSizeType(limits.maxArea))
         SetMagickResourceLimit(MemoryResource, MagickSizeType(limits.maxMemoryBytes))
-        SetMagickResourceLimit(MapResource, MagickSizeType(limits.maxMemoryBytes))
+        SetMagickResourceLimit(MapResource, MagickSizeType(limits.maxMapBytes))
         SetMagickResourceLimit(DiskResource, MagickSizeType(limits.maxDiskBytes))
     }
 }

@@ -243,6 +243,11 @@ final class MagickImage {
         defer { MagickRelinquishMemory(message) }
         MagickClearException(wand)
         let text = String(cString: message)
-        return error(text.isEmpty ? "ImageMagick gave no reason" : text)
+        let described = error(text.isEmpty ? "ImageMagick gave no reason" : text)
+        // Past the limits thumbd gives ImageMagick, the image is at fault, not thumbd: 422, not 500.
+        if severity == ResourceLimitError, case .internalFailure(let detail) = described {
+            return .unprocessable("image is over the resource limits: \(detail)")
+        }
+        return described
     }
 }

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Real photographs from the project's corpus (deploy/test fetches them into THUMBD_TEST_PHOTOS):
+/// the thumbnail has the planned size, and decoding scaled by the DCT gives the same picture as a
+/// full decode, within a tolerance.
+struct PhotoTests {
+    static let directory = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
+    static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "calla.png", "wood-d.webp"]
+    static let available = names.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+
+    static func render(_ source: [UInt8], shrinkOnLoad: Bool, _ options: ProcessingOptions) throws -> Renderer.Rendered {
+        TestImages.startImageMagick()  // thumbd's policy and limits, before anything else touches ImageMagick
+        var configuration = Renderer.Configuration()
+        configuration.shrinkOnLoad = shrinkOnLoad
+        return try Renderer(configuration: configuration)
+            .render(source, sourceFormat: try #require(ContentSniffer.format(of: source)), options: options)
+    }
+
+    @Test(.enabled(if: !available.isEmpty, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: available)
+    func photosBecomeThumbnailsOfThePlannedSize(name: String) throws {
+        TestImages.startImageMagick()
+        let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
+        let header = try Renderer.header(of: source, maxPixels: 50_000_000, maxFrames: 1)
+        var options = ProcessingOptions()
+        options.width = 300
+        options.height = 200
+        options.format = .webp
+        let plan = ResizePlan(sourceWidth: header.width, sourceHeight: header.height, options: options)
+
+        let thumbnail = try ImageProbe(try Self.render(source, shrinkOnLoad: true, options).bytes)
+
+        #expect(thumbnail.format == "WEBP")
+        #expect((thumbnail.width, thumbnail.height) == (plan.outputWidth, plan.outputHeight))
+        #expect(thumbnail.width == 300 || thumbnail.height == 200)
+    }
+
+    @Test(.enabled(if: available.contains { $0.hasSuffix(".jpg") }, "no JPEG photos in THUMBD_TEST_PHOTOS"),
+          arguments: available.filter { $0.hasSuffix(".jpg") })
+    func shrinkOnLoadLooksLikeAFullDecode(name: String) throws {
+        let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
+        var options = ProcessingOptions()
+        options.width = 300
+        options.height = 200
+        options.format = .png
+
+        let shrunk = try ImageProbe(try Self.render(source, shrinkOnLoad: true, options).bytes)
+        let full = try ImageProbe(try Self.render(source, shrinkOnLoad: false, options).bytes)
+
+        #expect((shrunk.width, shrunk.height) == (full.width, full.height))
+        var difference = 0, samples = 0
+        for y in stride(from: 2, to: full.height - 2, by: 7) {
+            for x in stride(from: 2, to: full.width - 2, by: 7) {
+                let a = shrunk.color(x: x, y: y), b = full.color(x: x, y: y)
+                difference += abs(a.red - b.red) + abs(a.green - b.green) + abs(a.blue - b.blue)
+                samples += 3
+            }
+        }
+        #expect(Double(difference) / Double(samples) < 6, "mean difference per channel")
+    }
+}
