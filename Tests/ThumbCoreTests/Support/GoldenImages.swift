@@ -152,3 +152,19 @@ extension GoldenImages {
         return (delays.count, size.0, size.1, delays, centers)
     }
 }
+
+extension GoldenImages {
+    /// A JPEG carrying an EXIF APP1 segment with an orientation and a copyright.
+    static func withCopyright(_ jpeg: [UInt8], _ copyright: String) -> [UInt8] {
+        let text = Array(copyright.utf8) + [0]
+        let dataOffset = 8 + 2 + 2 * 12 + 4  // TIFF header, entry count, two entries, next-IFD offset
+        func u16(_ value: Int) -> [UInt8] { [UInt8(value >> 8 & 0xff), UInt8(value & 0xff)] }
+        func u32(_ value: Int) -> [UInt8] { u16(value >> 16) + u16(value & 0xffff) }
+        let tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A] + u32(8) + u16(2)
+            + u16(0x0112) + u16(3) + u32(1) + u16(1) + u16(0)                // orientation 1
+            + u16(0x8298) + u16(2) + u32(text.count) + u32(dataOffset)        // copyright, ASCII
+            + u32(0) + text
+        let segment = Array("Exif".utf8) + [0, 0] + tiff
+        return Array(jpeg.prefix(2)) + [0xFF, 0xE1] + u16(segment.count + 2) + segment + Array(jpeg.dropFirst(2))
+    }
+}
