@@ -81,10 +81,16 @@ enum FileSystem {
 
     /// Runs a system call again while it is interrupted by a signal.
     static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ call: () -> T) throws(ThumbError) -> T {
+        try retrying(call) { _ in failure(what()) }
+    }
+
+    /// The same, with the caller turning the errno into its error (a missing file can be a 404).
+    static func retrying<T: BinaryInteger>(_ call: () -> T, failure: (Int32) -> ThumbError) throws(ThumbError) -> T {
         while true {
             let result = call()
             if result >= 0 { return result }
-            if errno != EINTR { throw failure(what()) }
+            let code = errno
+            if code != EINTR { throw failure(code) }
         }
     }
 

@@ -93,7 +93,7 @@ public struct LocalFileReader: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
-        let fd = try Self.interruptible("local source") { open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+        let fd = try FileSystem.retrying({ open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) { Self.failure($0, "local source") }
         defer { _ = close(fd) }
         guard fstat(fd, &info) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
@@ -102,25 +102,13 @@ public struct LocalFileReader: Sendable {
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = try Self.interruptible("local source") {
+            let count = try FileSystem.retrying({
                 bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
-            }
+            }) { Self.failure($0, "local source") }
             guard count > 0 else { break }
             offset += count
         }
         return Array(bytes[..<offset])
-    }
-
-    /// Runs a system call again while a signal interrupts it, and turns any other failure into the
-    /// status its errno means (FileSystem.retrying makes every failure a 500, right for the cache
-    /// but not for a path a client chose).
-    private static func interruptible<T: BinaryInteger>(_ what: String, _ call: () -> T) throws(ThumbError) -> T {
-        while true {
-            let result = call()
-            if result >= 0 { return result }
-            let code = errno
-            if code != EINTR { throw failure(code, what) }
-        }
     }
 
     /// A missing file is the client's 404; a path that leads through a symlink (ELOOP under

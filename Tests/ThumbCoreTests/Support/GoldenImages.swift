@@ -51,14 +51,7 @@ enum GoldenImages {
     /// A transparent image with an opaque disc in the middle.
     static func disc(width: Int, height: Int, color: String, format: ImageFormat) -> [UInt8] {
         render(width: width, height: height, background: "xc:none", format: format) { wand in
-            let draw = NewDrawingWand()!
-            defer { DestroyDrawingWand(draw) }
-            let pixel = NewPixelWand()!
-            defer { DestroyPixelWand(pixel) }
-            PixelSetColor(pixel, color)
-            DrawSetFillColor(draw, pixel)
-            DrawCircle(draw, Double(width) / 2, Double(height) / 2, Double(width) / 2, Double(height) / 4)
-            MagickDrawImage(wand, draw)
+            paint(wand, color: color) { DrawCircle($0, Double(width) / 2, Double(height) / 2, Double(width) / 2, Double(height) / 4) }
         }
     }
 
@@ -86,13 +79,18 @@ enum GoldenImages {
     }
 
     private static func fill(_ wand: OpaquePointer, color: String, x: Int, y: Int, width: Int, height: Int) {
+        paint(wand, color: color) { DrawRectangle($0, Double(x), Double(y), Double(x + width - 1), Double(y + height - 1)) }
+    }
+
+    /// Draws one shape filled with `color` onto the image.
+    private static func paint(_ wand: OpaquePointer, color: String, _ shape: (OpaquePointer) -> Void) {
         let draw = NewDrawingWand()!
         defer { DestroyDrawingWand(draw) }
         let pixel = NewPixelWand()!
         defer { DestroyPixelWand(pixel) }
         PixelSetColor(pixel, color)
         DrawSetFillColor(draw, pixel)
-        DrawRectangle(draw, Double(x), Double(y), Double(x + width - 1), Double(y + height - 1))
+        shape(draw)
         MagickDrawImage(wand, draw)
     }
 
