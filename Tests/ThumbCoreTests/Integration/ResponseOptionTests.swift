@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Options that shape the answer rather than the pixels: expiry, download names, pass-through.
+@Suite(.serialized)
+struct ResponseOptionTests {
+    let origin: TestOrigin
+    let stack: TestStack
+
+    init() throws {
+        origin = try TestOrigin()
+        stack = try TestStack()
+        origin.serve("/cat.jpg", .image(TestImages.jpeg(width: 200, height: 100)))
+        origin.serve("/dog.png", .image(TestImages.draw("gradient:red-blue", width: 200, height: 100, format: .png),
+                                        contentType: "image/png"))
+    }
+
+    @Test func anExpiredURLIsNotFoundAndAFutureOneWorks() throws {
+        let now = Int(Date().timeIntervalSince1970)
+        let expired = try stack.get("/insecure/w:50/exp:\(now - 60)/plain/\(origin.url("/cat.jpg"))@png")
+        #expect(expired.status == 404)
+        #expect(expired.text == "URL expired\n")
+        #expect(try stack.get("/insecure/w:50/exp:\(now + 3600)/plain/\(origin.url("/cat.jpg"))@png").status == 200)
+        #expect(origin.requestCount("/cat.jpg") == 1)
+    }
+
+    @Test func downloadNamesAreOnEveryAnswerSoNginxNeverServesThoseBare() throws {
+        let path = "/insecure/w:50/fn:holiday/att:1/plain/\(origin.url("/cat.jpg"))@webp"
+        let first = try stack.get(path)
+        let second = try stack.get(path)
+        #expect(first.headers["content-disposition"] == "attachment; filename=\"holiday.webp\"")
+        #expect(second.headers["content-disposition"] == "attachment; filename=\"holiday.webp\"")
+        #expect(origin.requestCount("/cat.jpg") == 1)
+        #expect(stack.cacheFiles().allSatisfy { $0.hasPrefix("_hashed/") })
+        // without thumbd, nginx has no file of that name to serve without the header
+        stack.stopThumbd()
+        #expect(try stack.get(path).status == 502)
+    }
+
+    @Test func withoutAFilenameTheSourceNameIsUsed() throws {
+        let response = try stack.get("/insecure/w:50/att:1/plain/\(origin.url("/cat.jpg"))@png")
+        #expect(response.headers["content-disposition"] == "attachment; filename=\"cat.png\"")
+    }
+
+    @Test func skipProcessingPassesTheSourceThrough() throws {
+        let response = try stack.get("/insecure/w:50/skp:png/plain/\(origin.url("/dog.png"))")
+        let image = try ImageProbe(response.body)
+        #expect((image.format, image.width, image.height) == ("PNG", 200, 100))
+        // a JPEG source is not in the list: it is processed
+        #expect(try ImageProbe(try stack.get("/insecure/w:50/skp:png/plain/\(origin.url("/cat.jpg"))").body).width == 50)
+    }
+}
