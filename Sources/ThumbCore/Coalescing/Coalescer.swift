@@ -1,6 +1,7 @@
 /// Hands out one job per key. The first request for a key starts the job; every request for the
 /// same key that arrives before it ends waits for the same outcome. The actor only keeps the
-/// books: the job itself runs elsewhere and reports back through `finish`.
+/// books: the job runs in a task of its own, and the actor ends it however it went, so no
+/// waiter can be left behind.
 ///
 /// A finished job leaves a small `Receipt` (where its result is stored), so the next job for the
 /// key can reuse the result instead of redoing the work.
@@ -18,14 +19,21 @@ public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sen
         self.recentCapacity = recentCapacity
     }
 
-    /// Waits for the outcome of the job for `key`. When no job is under way, `start` is called
-    /// with the receipt of the last job for the key; it must launch the job (without blocking),
-    /// and the job must end by calling `finish`.
-    public func outcome(for key: Key, start: @Sendable (Receipt?) -> Void) async -> Outcome {
+    /// Waits for the outcome of the job for `key`. When no job is under way, `job` starts, outside
+    /// the actor, with the receipt of the last job for the key; what it returns reaches every
+    /// waiter, and its receipt (if any) the next job for the key. The job goes on if the waiters
+    /// stop waiting.
+    public func outcome(
+        for key: Key, job: @escaping @Sendable (Receipt?) async -> (outcome: Outcome, receipt: Receipt?)
+    ) async -> Outcome {
         if waiters[key] == nil {
             waiters[key] = []
             jobsStarted += 1
-            start(recent[key])
+            let previous = recent[key]
+            Task.detached {
+                let (outcome, receipt) = await job(previous)
+                await self.finish(key, with: outcome, receipt: receipt)
+            }
         } else {
             requestsJoined += 1
         }
@@ -33,9 +41,8 @@ public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sen
         return await withCheckedContinuation { waiters[key, default: []].append($0) }
     }
 
-    /// Ends the job however it went: every waiter resumes with the same outcome, and the key is
-    /// free for a new job.
-    public func finish(_ key: Key, with outcome: Outcome, receipt: Receipt?) {
+    /// Ends the job: every waiter resumes with the same outcome, and the key is free for a new job.
+    private func finish(_ key: Key, with outcome: Outcome, receipt: Receipt?) {
         let waiting = waiters.removeValue(forKey: key) ?? []
         if let receipt { record(receipt, for: key) }
         for waiter in waiting {

@@ -37,14 +37,12 @@ public struct SourceStage: Sendable {
         }
         let stage = self
         return await coalescer.outcome(for: url) { _ in
-            Task {
-                let outcome = await stage.fetch(url)
-                switch outcome {
-                case .success(let source): await stage.recent.keep(source, for: url)
-                case .failure(let error): await stage.failures.remember(error, for: url)
-                }
-                await stage.coalescer.finish(url, with: outcome, receipt: nil)
+            let outcome = await stage.fetch(url)
+            switch outcome {
+            case .success(let source): await stage.recent.keep(source, for: url)
+            case .failure(let error): await stage.failures.remember(error, for: url)
             }
+            return (outcome, nil)
         }
     }
 

@@ -30,11 +30,9 @@ public struct ThumbnailPipeline: Sendable {
     public func thumbnail(for request: ThumbnailRequest, documentURI: String) async -> JobOutcome {
         let pipeline = self
         return await coalescer.outcome(for: request.key) { previous in
-            Task {
-                let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
-                let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
-                await pipeline.coalescer.finish(request.key, with: outcome, receipt: receipt)
-            }
+            let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
+            let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
+            return (outcome, receipt)
         }
     }
 

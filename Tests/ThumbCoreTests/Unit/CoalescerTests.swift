@@ -7,30 +7,45 @@ import Testing
 struct CoalescerTests {
     typealias StringCoalescer = Coalescer<String, Int, String>
 
-    /// Records every start and the receipt it was given.
-    final class Starts: Sendable {
+    /// Jobs that record the receipt they start with and end only when the test says how.
+    final class Jobs<Outcome: Sendable>: Sendable {
         private let starts = Mutex<[String?]>([])
+        private let endings = Mutex<[String: (outcome: Outcome, receipt: String?)]>([:])
         var count: Int { starts.withLock { $0.count } }
         var receipts: [String?] { starts.withLock { $0 } }
-        func record(_ receipt: String?) { starts.withLock { $0.append(receipt) } }
+
+        func job(_ key: String) -> @Sendable (String?) async -> (outcome: Outcome, receipt: String?) {
+            { previous in
+                self.starts.withLock { $0.append(previous) }
+                while true {
+                    if let ending = self.endings.withLock({ $0.removeValue(forKey: key) }) { return ending }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        }
+
+        /// Lets the running job for `key` end with this outcome and receipt.
+        func finish(_ key: String, with outcome: Outcome, receipt: String?) {
+            endings.withLock { $0[key] = (outcome, receipt) }
+        }
     }
 
     @Test func fiftyConcurrentWaitersShareOneJob() async {
         // Given a job that does not finish until told
         let coalescer = StringCoalescer()
-        let starts = Starts()
+        let starts = Jobs<Int>()
 
         // When 50 requests for one key arrive while it runs
         let results = Task {
             await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<50 {
-                    group.addTask { await coalescer.outcome(for: "k") { starts.record($0) } }
+                    group.addTask { await coalescer.outcome(for: "k", job: starts.job("k")) }
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
         while await coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
-        await coalescer.finish("k", with: 42, receipt: "stored")
+        starts.finish("k", with: 42, receipt: "stored")
 
         // Then one job started, 49 joined it, and all 50 got its outcome
         let outcomes = await results.value
@@ -42,61 +57,61 @@ struct CoalescerTests {
 
     @Test func theNextJobForAKeyGetsTheLastReceipt() async {
         let coalescer = StringCoalescer()
-        let starts = Starts()
+        let starts = Jobs<Int>()
 
         // a first job, finished with a receipt
-        async let first = coalescer.outcome(for: "k") { starts.record($0) }
+        async let first = coalescer.outcome(for: "k", job: starts.job("k"))
         while await coalescer.jobsStarted < 1 { await Task.yield() }
-        await coalescer.finish("k", with: 1, receipt: "path-1")
+        starts.finish("k", with: 1, receipt: "path-1")
         #expect(await first == 1)
 
         // a second job for the same key starts anew, told where the first put its result
-        async let second = coalescer.outcome(for: "k") { starts.record($0) }
+        async let second = coalescer.outcome(for: "k", job: starts.job("k"))
         while await coalescer.jobsStarted < 2 { await Task.yield() }
-        await coalescer.finish("k", with: 2, receipt: nil)
+        starts.finish("k", with: 2, receipt: nil)
         #expect(await second == 2)
         #expect(starts.receipts == [nil, "path-1"])
     }
 
     @Test func aFailureReachesEveryWaiterAndLeavesNoReceipt() async {
         let coalescer = Coalescer<String, Result<Int, ThumbError>, String>()
-        let starts = Starts()
+        let starts = Jobs<Result<Int, ThumbError>>()
 
-        async let a = coalescer.outcome(for: "k") { starts.record($0) }
-        async let b = coalescer.outcome(for: "k") { starts.record($0) }
+        async let a = coalescer.outcome(for: "k", job: starts.job("k"))
+        async let b = coalescer.outcome(for: "k", job: starts.job("k"))
         while await coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
-        await coalescer.finish("k", with: .failure(.sourceNotFound), receipt: nil)
+        starts.finish("k", with: .failure(.sourceNotFound), receipt: nil)
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
-        async let c = coalescer.outcome(for: "k") { starts.record($0) }
+        async let c = coalescer.outcome(for: "k", job: starts.job("k"))
         while await coalescer.jobsStarted < 2 { await Task.yield() }
-        await coalescer.finish("k", with: .success(1), receipt: nil)
+        starts.finish("k", with: .success(1), receipt: nil)
         #expect(await c == .success(1))
         #expect(starts.receipts == [nil, nil])
     }
 
     @Test func differentKeysAreDifferentJobs() async {
         let coalescer = StringCoalescer()
-        let starts = Starts()
-        async let a = coalescer.outcome(for: "a") { starts.record($0) }
-        async let b = coalescer.outcome(for: "b") { starts.record($0) }
+        let starts = Jobs<Int>()
+        async let a = coalescer.outcome(for: "a", job: starts.job("a"))
+        async let b = coalescer.outcome(for: "b", job: starts.job("b"))
         while await coalescer.jobsStarted < 2 { await Task.yield() }
-        await coalescer.finish("a", with: 1, receipt: nil)
-        await coalescer.finish("b", with: 2, receipt: nil)
+        starts.finish("a", with: 1, receipt: nil)
+        starts.finish("b", with: 2, receipt: nil)
         #expect(await (a, b) == (1, 2))
         #expect(await coalescer.requestsJoined == 0)
     }
 
     @Test func receiptsAreBoundedOldestFirst() async {
         let coalescer = StringCoalescer(recentCapacity: 2)
-        let starts = Starts()
+        let starts = Jobs<Int>()
         /// Runs one whole job for `key` and finishes it with `receipt`.
         func job(_ key: String, receipt: String?) async {
             let before = await coalescer.jobsStarted
-            async let done = coalescer.outcome(for: key) { starts.record($0) }
+            async let done = coalescer.outcome(for: key, job: starts.job(key))
             while await coalescer.jobsStarted == before { await Task.yield() }
-            await coalescer.finish(key, with: 0, receipt: receipt)
+            starts.finish(key, with: 0, receipt: receipt)
             _ = await done
         }
         for key in ["a", "b", "c"] {
