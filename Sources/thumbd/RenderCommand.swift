@@ -30,9 +30,18 @@ struct RenderCommand: ParsableCommand {
     var output: String
 
     func run() throws {
-        var processing = ProcessingOptions()
+        // The server's parser, with its presets, qualities and security switch: a URL's options
+        // render here as they would behind nginx.
+        let configuration = try settings.configuration()
+        let parser = configuration.options
+        var processing = try report { () throws(ThumbError) in try parser.initialOptions() }
         for segment in options.split(separator: "/") {
-            try report { () throws(ThumbError) in try processing.apply(option: segment) }
+            try report { () throws(ThumbError) in
+                guard let option = URLOption(segment: segment) else {
+                    throw .badRequest("\(String(segment).debugDescription) is not an option (name:arguments)")
+                }
+                try parser.apply(option, to: &processing)
+            }
         }
         if processing.format == nil {
             let ext = URL(fileURLWithPath: output).pathExtension
@@ -47,7 +56,6 @@ struct RenderCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
-        let configuration = try settings.configuration()
         var render = configuration.render
         render.shrinkOnLoad = !noShrinkOnLoad
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())

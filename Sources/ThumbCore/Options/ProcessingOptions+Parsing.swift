@@ -2,14 +2,6 @@
 /// value as it was. Every failure names the option and the argument. Presets (`pr`) need the
 /// configured presets and are applied by `OptionParser`, which hands every other option here.
 extension ProcessingOptions {
-    /// Applies one option segment with no presets configured and security options refused.
-    public mutating func apply(option segment: Substring) throws(ThumbError) {
-        guard let option = URLOption(segment: segment) else {
-            throw .badRequest("\(String(segment).debugDescription) is not an option (name:arguments)")
-        }
-        try OptionParser().apply(option, to: &self)
-    }
-
     /// Every option but `preset`; the security options only when `allowSecurityOptions`.
     mutating func apply(_ option: URLOption, allowSecurityOptions: Bool) throws(ThumbError) {
         let args = OptionArguments(option)
