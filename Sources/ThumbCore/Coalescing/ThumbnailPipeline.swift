@@ -71,15 +71,17 @@ public struct ThumbnailPipeline: Sendable {
         if let limit = options.maxSourceFileSize, source.bytes.count > limit {
             throw .sourceTooLarge(limit: limit)
         }
-        let rendered: Renderer.Rendered
-        if let format = source.format.asOutput, options.skipProcessing.contains(format) {
-            rendered = Renderer.Rendered(bytes: source.bytes, format: format, width: 0, height: 0)
+        let bytes: [UInt8]
+        let format: ImageFormat
+        if let passed = source.format.asOutput, options.skipProcessing.contains(passed) {
+            (bytes, format) = (source.bytes, passed)
         } else {
             metrics.increment(.renders)
-            rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)
+            let rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)
+            (bytes, format) = (rendered.bytes, rendered.format)
         }
-        let path = CachePath(documentURI: documentURI, format: rendered.format, naming: request.naming)
-        return Thumbnail(bytes: rendered.bytes, format: rendered.format, stored: publish(rendered.bytes, at: path, key: request.key))
+        let path = CachePath(documentURI: documentURI, format: format, naming: request.naming)
+        return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, key: request.key))
     }
 
     /// A thumbnail that cannot be stored is still answered; the next request tries again.

@@ -165,6 +165,11 @@ final class MagickImage {
 
     var colorspace: ColorspaceType { MagickGetImageColorspace(wand) }
 
+    /// Whether an ICC profile is embedded, without copying it out.
+    var hasICCProfile: Bool {
+        GetImageFromMagickWand(wand).flatMap { GetImageProfile($0, "icc") } != nil
+    }
+
     /// The embedded ICC profile, if any.
     var iccProfile: [UInt8]? {
         var length = 0

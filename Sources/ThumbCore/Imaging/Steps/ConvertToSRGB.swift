@@ -4,7 +4,7 @@ import CMagickWand
 /// RGB, Display P3, a CMYK press profile) is converted to sRGB; untagged CMYK is transformed.
 struct ConvertToSRGB: PreparationStep {
     func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError) {
-        if image.iccProfile != nil {
+        if image.hasICCProfile {
             // An sRGB profile needs no conversion; the transform costs time on every pixel.
             if image.property("icc:description")?.contains("sRGB") == true { return }
             try image.convert(toProfile: SRGBProfile.bytes)
