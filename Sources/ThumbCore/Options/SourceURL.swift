@@ -45,7 +45,7 @@ public struct SourceURL: Sendable, Hashable {
             body = text[..<at]
             ext = text[text.index(after: at)...]
         }
-        guard let decoded = body.removingPercentEncoding else {
+        guard let bytes = PercentDecoding.decode(body.utf8), let decoded = String(validating: bytes, as: UTF8.self) else {
             throw .badRequest("invalid percent-encoding in plain source URL")
         }
         return (decoded, ext)
