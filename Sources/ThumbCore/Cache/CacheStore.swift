@@ -29,12 +29,16 @@ public struct CacheStore: Sendable {
         let target = absolute(path)
         try FileSystem.createDirectories(forFile: target)
         let temp = try FileSystem.makeTempFile(besides: target)
+        var open = true
         do {
             try FileSystem.writeAll(bytes, to: temp.fd)
+            // close releases the descriptor even when it reports an error: never close it twice,
+            // the number may already belong to another thread's file or socket.
+            open = false
             try FileSystem.close(temp.fd)
             try FileSystem.rename(temp.path, to: target)
         } catch {
-            _ = Glibc.close(temp.fd)
+            if open { _ = Glibc.close(temp.fd) }
             unlink(temp.path)
             throw error
         }

@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// Publishing appears whole or not at all, and a failure leaves nothing behind.
+struct CacheStoreTests {
+    @Test func aPublishThatCannotRenameLeavesNoTempFile() throws {
+        // Given a cache whose target name is taken by a directory
+        let root = try TestDirectory()
+        let store = CacheStore(root: root.path)
+        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
+        try FileManager.default.createDirectory(atPath: store.absolute(path) + "/in-the-way", withIntermediateDirectories: true)
+
+        // When a thumbnail is published there
+        #expect(throws: ThumbError.self) { try store.publish([1, 2, 3], at: path) }
+
+        // Then no temp file is left in its directory
+        let directory = (store.absolute(path) as NSString).deletingLastPathComponent
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(FileSystem.tempPrefix) }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func aPublishedFileIsWholeAndReadableByNginx() throws {
+        let root = try TestDirectory()
+        let store = CacheStore(root: root.path)
+        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
+        try store.publish(Array(repeating: 7, count: 100_000), at: path)
+        #expect(try store.read(path) == Array(repeating: 7, count: 100_000))
+        let mode = try FileManager.default.attributesOfItem(atPath: store.absolute(path))[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+        #expect(store.existing(documentURI: "/insecure/w:10/plain/http://h/a.png") == path)
+    }
+}
