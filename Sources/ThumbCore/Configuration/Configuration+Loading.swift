@@ -69,13 +69,17 @@ extension Configuration {
         var keys: [[UInt8]] = []
         var salts: [[UInt8]] = []
         var size = 32
+        let problemsBefore = reader.problems.count
         reader.read(.key) { keys = try hexList($0) }
         reader.read(.salt) { salts = try hexList($0) }
         reader.read(.signatureSize) { size = try integer($0, in: 1...32) }
-        if keys.count != salts.count {
-            reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
-        } else {
-            configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+        // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
+        if reader.problems.count == problemsBefore {
+            if keys.count != salts.count {
+                reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
+            } else {
+                configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+            }
         }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
     }
