@@ -18,10 +18,11 @@ let package = Package(
         .systemLibrary(name: "CMagickWand", pkgConfig: "MagickWand", providers: [.apt(["libmagickwand-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .target(name: "CSharedMemory"),
         .target(
             name: "ThumbCore",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS",
+                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CSharedMemory",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

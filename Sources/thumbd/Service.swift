@@ -22,6 +22,14 @@ struct Service {
 
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
         OriginFetcher.initializeGlobally()
+        let cache = try CacheUpkeep(
+            index: CacheIndex(root: configuration.cacheRoot, path: configuration.cache.indexPath(root: configuration.cacheRoot),
+                              maxEntries: configuration.cache.maxEntries),
+            settings: configuration.cache,
+            identity: StoredPathIdentity(parser: RequestPathParser(configuration: configuration)),
+            logger: logger
+        )
+        cache.start()
         let limits = configuration.limits
         let metrics = Metrics()
         let sources = SourceStage(
@@ -37,7 +45,7 @@ struct Service {
             sources: sources,
             renderer: Renderer(configuration: configuration.render),
             renderPool: BlockingPool(name: "render", threads: limits.renders, queueLimit: limits.queueSize),
-            store: CacheStore(root: configuration.cacheRoot),
+            store: CacheStore(index: cache.index),
             metrics: metrics,
             logger: logger
         )

@@ -10,6 +10,21 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "The directory nginx serves thumbnails from (its root). [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
     var cacheRoot: String?
 
+    @Option(help: "The cache index file every thumbd on the cache shares. [THUMBD_CACHE_INDEX, default <cache root>.index]")
+    var cacheIndex: String?
+
+    @Option(help: "Bytes of thumbnails to keep; past it the least recently used go. [THUMBD_CACHE_MAX_BYTES, default 10737418240]")
+    var cacheMaxBytes: String?
+
+    @Option(help: "Thumbnail files to keep; sizes the index (about 300 B each). [THUMBD_CACHE_MAX_ENTRIES, default 1000000]")
+    var cacheMaxEntries: String?
+
+    @Option(help: "Percent of each bound eviction brings the cache down to. [THUMBD_CACHE_LOW_WATER, default 90]")
+    var cacheLowWater: String?
+
+    @Option(help: "The log of hits nginx appends to and thumbd reads. [THUMBD_CACHE_HITS_LOG, default <cache root>.hits.log]")
+    var cacheHitsLog: String?
+
     @Option(help: "Worker threads. [THUMBD_WORKERS, default 2 x cores]")
     var workers: String?
 
@@ -146,6 +161,8 @@ struct SettingsOptions: ParsableArguments {
     private func flagValues() -> [Setting: String] {
         var values: [Setting: String?] = [
             .listen: listen, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
+            .cacheIndex: cacheIndex, .cacheMaxBytes: cacheMaxBytes, .cacheMaxEntries: cacheMaxEntries,
+            .cacheLowWater: cacheLowWater, .cacheHitsLog: cacheHitsLog,
             .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,
             .maxSrcFileSize: maxSrcFileSize, .maxSrcResolution: maxSrcResolution,
             .downloadTimeout: downloadTimeout, .maxRedirects: maxRedirects, .userAgent: userAgent,

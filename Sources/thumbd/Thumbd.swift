@@ -11,7 +11,7 @@ struct Thumbd: ParsableCommand {
         wins over IMGPROXY_.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -3,12 +3,14 @@ import Glibc
 #endif
 
 /// The directory nginx serves. Files appear in it only by rename, so nginx never sees half a
-/// thumbnail; nothing but thumbnails lives in it.
+/// thumbnail; nothing but thumbnails lives in it. Every file is counted in the index before it
+/// appears, so the index bounds what the directory holds.
 public struct CacheStore: Sendable {
-    public let root: String
+    public let index: CacheIndex
+    public var root: String { index.root }
 
-    public init(root: String) {
-        self.root = root
+    public init(index: CacheIndex) {
+        self.index = index
     }
 
     public func absolute(_ path: CachePath) -> String { root + path.relative }
@@ -23,9 +25,14 @@ public struct CacheStore: Sendable {
         try FileSystem.read(absolute(path))
     }
 
+    /// nil when the file went away since it was looked up (evicted or purged).
+    public func readIfPresent(_ path: CachePath) throws(ThumbError) -> [UInt8]? {
+        try FileSystem.readIfPresent(absolute(path))
+    }
+
     /// Writes through a temp file in the target directory, made readable by nginx's workers,
-    /// then renamed into place.
-    public func publish(_ bytes: [UInt8], at path: CachePath) throws(ThumbError) {
+    /// then counted in the index and renamed into place.
+    public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
         let target = absolute(path)
         try FileSystem.createDirectories(forFile: target)
         let temp = try FileSystem.makeTempFile(besides: target)
@@ -36,7 +43,9 @@ public struct CacheStore: Sendable {
             // the number may already belong to another thread's file or socket.
             open = false
             try FileSystem.close(temp.fd)
-            try FileSystem.rename(temp.path, to: target)
+            try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: bytes.count)) {
+                () throws(ThumbError) in try FileSystem.rename(temp.path, to: target)
+            }
         } catch {
             if open { _ = Glibc.close(temp.fd) }
             unlink(temp.path)
@@ -45,11 +54,13 @@ public struct CacheStore: Sendable {
     }
 
     /// Makes a second URI of the same thumbnail a static file too, without a second copy:
-    /// a hard link, which appears whole or not at all.
-    public func alias(_ path: CachePath, to existing: CachePath) throws(ThumbError) {
+    /// a hard link, which appears whole or not at all, counted with the key's other files.
+    public func alias(_ path: CachePath, to existing: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
         guard path != existing else { return }
         let target = absolute(path)
         try FileSystem.createDirectories(forFile: target)
-        try FileSystem.link(absolute(existing), to: target)
+        try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: 0, isLink: true)) {
+            () throws(ThumbError) in try FileSystem.link(absolute(existing), to: target)
+        }
     }
 }

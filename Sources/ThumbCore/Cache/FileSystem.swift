@@ -4,8 +4,15 @@ import Glibc
 
 /// The system calls the cache makes, each retried on EINTR and failing with the path and errno.
 enum FileSystem {
-    /// Names of files being written; never a thumbnail's name, since those end in the URI.
+    /// Names of files being written, followed by the writer's pid; never a thumbnail's name,
+    /// since those end in the URI.
     static let tempPrefix = ".thumbd-tmp-"
+
+    /// The pid in a temp file's name, so a start-up scan removes only what dead processes left.
+    static func tempWriter(_ name: Substring) -> Int32? {
+        guard name.hasPrefix(tempPrefix) else { return nil }
+        return Int32(name.dropFirst(tempPrefix.count).prefix { $0 != "-" })
+    }
 
     static func isRegularFile(_ path: String) -> Bool {
         var info = stat()
@@ -13,7 +20,22 @@ enum FileSystem {
     }
 
     static func read(_ path: String) throws(ThumbError) -> [UInt8] {
-        let fd = try retrying("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
+        guard let bytes = try readIfPresent(path) else {
+            throw .internalFailure("open \(path): \(String(cString: strerror(ENOENT)))")
+        }
+        return bytes
+    }
+
+    /// nil when there is no file at `path` (evicted a moment ago).
+    static func readIfPresent(_ path: String) throws(ThumbError) -> [UInt8]? {
+        var fd: Int32
+        repeat {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+        } while fd < 0 && errno == EINTR
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open \(path)")
+        }
         defer { _ = Glibc.close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("stat \(path)") }
@@ -43,7 +65,7 @@ enum FileSystem {
     /// mode 0644: mkstemp makes 0600, which nginx's workers cannot read.
     static func makeTempFile(besides target: String) throws(ThumbError) -> (path: String, fd: Int32) {
         let directory = target[..<(target.lastIndex(of: "/") ?? target.startIndex)]
-        var template = Array("\(directory)/\(tempPrefix)XXXXXX".utf8CString)
+        var template = Array("\(directory)/\(tempPrefix)\(getpid())-XXXXXX".utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw failure("mkstemp in \(directory)") }
         let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }

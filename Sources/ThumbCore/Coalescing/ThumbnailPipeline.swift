@@ -12,6 +12,7 @@ public struct ThumbnailPipeline: Sendable {
     public let renderPool: BlockingPool
     public let store: CacheStore
     public let coalescer = ThumbnailCoalescer()
+    private let storeFailures = FailureStreak()
     public let metrics: Metrics
     public let logger: Logger
 
@@ -41,7 +42,7 @@ public struct ThumbnailPipeline: Sendable {
     private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
         let pipeline = self
         if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
-            try pipeline.reuse(previous, for: documentURI, naming: request.naming)
+            try pipeline.reuse(previous, for: request, documentURI: documentURI)
         }) {
             return .success(reused)
         }
@@ -58,10 +59,10 @@ public struct ThumbnailPipeline: Sendable {
         return outcome
     }
 
-    private func reuse(_ previous: CachePath, for documentURI: String, naming: CachePath.Naming) throws(ThumbError) -> Thumbnail {
-        let path = CachePath(documentURI: documentURI, format: previous.format, naming: naming)
+    private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
+        let path = CachePath(documentURI: documentURI, format: previous.format, naming: request.naming)
         let bytes = try store.read(previous)
-        try store.alias(path, to: previous)
+        try store.alias(path, to: previous, key: request.key, sourceURL: request.sourceURL)
         return Thumbnail(bytes: bytes, format: previous.format, stored: path)
     }
 
@@ -81,16 +82,20 @@ public struct ThumbnailPipeline: Sendable {
             (bytes, format) = (rendered.bytes, rendered.format)
         }
         let path = CachePath(documentURI: documentURI, format: format, naming: request.naming)
-        return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, key: request.key))
+        return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, for: request))
     }
 
-    /// A thumbnail that cannot be stored is still answered; the next request tries again.
-    private func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey) -> CachePath? {
+    /// A thumbnail that cannot be stored is still answered; the next request tries again. A full
+    /// disk fails every store until space comes back: the log says so once, and once when it ends.
+    private func publish(_ bytes: [UInt8], at path: CachePath, for request: ThumbnailRequest) -> CachePath? {
         do throws(ThumbError) {
-            try store.publish(bytes, at: path)
+            try store.publish(bytes, at: path, key: request.key, sourceURL: request.sourceURL)
+            if storeFailures.end() { logger.notice("storing thumbnails works again") }
             return path
         } catch {
-            logger.error("cannot store thumbnail", metadata: ["key": "\(key)", "error": "\(error)"])
+            let level: Logger.Level = storeFailures.begin() ? .error : .debug
+            logger.log(level: level, "cannot store thumbnail; answering without storing until this is fixed",
+                       metadata: ["key": "\(request.key)", "error": "\(error)"])
             return nil
         }
     }

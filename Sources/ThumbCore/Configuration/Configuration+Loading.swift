@@ -21,6 +21,11 @@ extension Configuration {
         var configuration = Configuration()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
         reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
+        reader.read(.cacheIndex) { configuration.cache.indexPath = try absolutePath($0) }
+        reader.read(.cacheHitsLog) { configuration.cache.hitsLogPath = try absolutePath($0) }
+        reader.read(.cacheMaxBytes) { configuration.cache.maxBytes = UInt64(try integer($0, in: 1...(1 << 50))) }
+        reader.read(.cacheMaxEntries) { configuration.cache.maxEntries = try integer($0, in: 1...100_000_000) }
+        reader.read(.cacheLowWater) { configuration.cache.lowWaterPercent = try integer($0, in: 1...99) }
         reader.read(.workers) { configuration.workers = try integer($0, in: 1...1024) }
         reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }

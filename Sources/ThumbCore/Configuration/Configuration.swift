@@ -5,6 +5,7 @@ import Logging
 public struct Configuration: Sendable {
     public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
     public var cacheRoot = "/var/cache/thumbd"
+    public var cache = CacheSettings()
     /// FastCGI worker threads; each request runs on one from start to end.
     public var workers = 2 * System.coreCount
     public var logLevel = Logger.Level.info

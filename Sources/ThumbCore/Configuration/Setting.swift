@@ -2,6 +2,11 @@
 public enum Setting: String, CaseIterable, Sendable {
     case listen = "LISTEN"
     case cacheRoot = "CACHE_ROOT"
+    case cacheIndex = "CACHE_INDEX"
+    case cacheMaxBytes = "CACHE_MAX_BYTES"
+    case cacheMaxEntries = "CACHE_MAX_ENTRIES"
+    case cacheLowWater = "CACHE_LOW_WATER"
+    case cacheHitsLog = "CACHE_HITS_LOG"
     case workers = "WORKERS"
     case logLevel = "LOG_LEVEL"
     case key = "KEY"
@@ -49,7 +54,8 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .cacheRoot, .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
+        case .listen, .cacheRoot, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+             .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
              .errorCacheTTL, .sourceHeaders, .magickPolicyDir:
             true

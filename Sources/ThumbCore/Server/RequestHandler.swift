@@ -47,10 +47,13 @@ public struct RequestHandler: Sendable {
                 throw .expired
             }
             let request = parsed.negotiating(negotiation, accept: incoming.accept)
+            // A file evicted between the look and the read is made again, like any miss.
             if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming,
-                                           negotiated: request.negotiated ? request.options.format : nil) {
+                                           negotiated: request.negotiated ? request.options.format : nil),
+               let bytes = try store.readIfPresent(stored) {
                 metrics.increment(.storedFileAnswers)
-                return .image(try store.read(stored), format: stored.format,
+                store.index.touch(stored.relative)
+                return .image(bytes, format: stored.format,
                               disposition: ContentDisposition.header(for: request, format: stored.format),
                               varies: request.variesByAccept)
             }
@@ -85,16 +88,16 @@ public struct RequestHandler: Sendable {
         }
         let thumbnail = try outcome.get()
         if let stored = thumbnail.stored {
-            aliasIfSpelledDifferently(documentURI, to: stored, naming: request.naming)
+            aliasIfSpelledDifferently(documentURI, to: stored, for: request)
         }
         return thumbnail
     }
 
-    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, naming: CachePath.Naming) {
-        let own = CachePath(documentURI: documentURI, format: stored.format, naming: naming)
+    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
+        let own = CachePath(documentURI: documentURI, format: stored.format, naming: request.naming)
         guard own != stored else { return }
         do throws(ThumbError) {
-            try store.alias(own, to: stored)
+            try store.alias(own, to: stored, key: request.key, sourceURL: request.sourceURL)
         } catch {
             logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
         }

@@ -40,6 +40,7 @@ final class TestStack: @unchecked Sendable {
         try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
             "@HTTP_LISTEN@": "127.0.0.1:\(port)",
             "@CACHE_ROOT@": cacheRoot,
+            "@HITS_LOG@": cacheRoot + ".hits.log",
             "@FASTCGI_PASS@": "unix:\(socket)",
             "@SITE_EXTRAS@": directory + "/site.d/*.conf",
         ])
@@ -48,6 +49,7 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_CACHE_ROOT": cacheRoot,
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
+            "THUMBD_CACHE_MAX_ENTRIES": "20000",
             "THUMBD_LOG_LEVEL": "info",
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
         ]

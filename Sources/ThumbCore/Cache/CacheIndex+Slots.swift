@@ -1,0 +1,311 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The index's structural changes. Every function here that changes the file ends in `Locked`:
+/// its caller holds `withLock`.
+extension CacheIndex {
+    typealias H = IndexLayout.Header
+
+    /// Where a file being removed was.
+    struct Victim {
+        let slot: Int
+        let pathHash: UInt64
+        let path: String
+    }
+
+    func reserveLocked(_ mapping: IndexMapping, _ record: Record) throws(ThumbError) {
+        let hash = FNV1a.hash64(record.path)
+        let now = Clock.milliseconds()
+        if let slot = mapping.findSlot(hash, matchingPath: record.path) {
+            var entry = mapping.entry(slot)
+            adjustTotalBytesLocked(mapping, by: Int64(record.bytes) - Int64(entry.bytes))
+            entry.keyHash = record.keyHash
+            entry.sourceHash = record.sourceHash
+            entry.bytes = record.bytes
+            entry.isLink = record.isLink
+            entry.state = .pending
+            entry.ownerPID = pid
+            entry.lastUsed = now
+            mapping.write(entry, at: slot)
+            return
+        }
+        let count = Int(mapping.load(H.entryCount) as UInt64)
+        let path = Array(record.path.utf8)
+        guard count < mapping.layout.capacity else { throw .internalFailure("cache index is full (\(count) entries)") }
+        guard !path.isEmpty, path.count <= Int(UInt16.max) else { throw .internalFailure("path too long for the cache index") }
+        let offset = try allocatePathLocked(mapping, length: path.count)
+        path.withUnsafeBytes { (mapping.base + mapping.layout.arenaOffset + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let slot = freeSlotLocked(mapping)
+        mapping.write(IndexEntry(
+            pathHash: hash, keyHash: record.keyHash, sourceHash: record.sourceHash, bytes: record.bytes,
+            created: now, lastUsed: now, pathOffset: UInt32(offset), pathLength: UInt16(path.count),
+            state: .pending, isLink: record.isLink, ownerPID: pid
+        ), at: slot)
+        insertIntoTableLocked(mapping, hash: hash, slot: slot)
+        mapping.store(UInt64(count + 1), at: H.entryCount)
+        adjustTotalBytesLocked(mapping, by: Int64(record.bytes))
+        mapping.store((mapping.load(H.arenaLive) as UInt64) + UInt64(path.count), at: H.arenaLive)
+    }
+
+    /// Makes the entry for `record.path` agree with the disk once its publish is over. A file the
+    /// index lost meanwhile (another process rebuilt it) is counted anew.
+    func settleLocked(_ mapping: IndexMapping, _ record: Record) {
+        let hash = FNV1a.hash64(record.path)
+        if let slot = mapping.findSlot(hash, matchingPath: record.path) {
+            let entry = mapping.entry(slot)
+            if entry.state == .pending && entry.ownerPID == pid {
+                settleSlotLocked(mapping, slot)
+            }
+        } else if Self.fileInfo(root + record.path) != nil {
+            do throws(ThumbError) {
+                try reserveLocked(mapping, record)
+                if let slot = mapping.findSlot(hash, matchingPath: record.path) { settleSlotLocked(mapping, slot) }
+            } catch {
+                // No room: the file stays uncounted until `verify --repair` or the next scan.
+            }
+        }
+    }
+
+    /// A pending or evicting entry whose work is over or whose owner died: the disk decides.
+    func settleSlotLocked(_ mapping: IndexMapping, _ slot: Int) {
+        var entry = mapping.entry(slot)
+        guard let path = mapping.path(of: entry) else { return freeLocked(mapping, slot) }
+        if entry.state == .evicting {
+            unlink(root + path)
+        }
+        guard entry.state != .evicting, let info = Self.fileInfo(root + path) else { return freeLocked(mapping, slot) }
+        let isLink = entry.isLink && info.st_nlink > 1
+        let bytes: UInt64 = isLink ? 0 : UInt64(info.st_size)
+        adjustTotalBytesLocked(mapping, by: Int64(bytes) - Int64(entry.bytes))
+        entry.bytes = bytes
+        entry.isLink = isLink
+        entry.state = .used
+        entry.ownerPID = 0
+        mapping.write(entry, at: slot)
+    }
+
+    /// Up to a batch of entries `select` picks, marked as being removed by this process.
+    func markForRemovalLocked(_ mapping: IndexMapping, from cursor: inout Int,
+                              where select: (IndexEntryView) -> Bool) -> [Victim] {
+        var batch: [Victim] = []
+        while cursor < mapping.layout.capacity && batch.count < 256 {
+            let slot = cursor
+            cursor += 1
+            var entry = mapping.entry(slot)
+            guard entry.state == .used, let path = mapping.path(of: entry),
+                  select(IndexEntryView(entry, path: path, slot: slot)) else { continue }
+            entry.state = .evicting
+            entry.ownerPID = pid
+            mapping.write(entry, at: slot)
+            batch.append(Victim(slot: slot, pathHash: entry.pathHash, path: path))
+        }
+        return batch
+    }
+
+    /// Frees a victim's entry once its file is gone; its bytes, or nil when something else
+    /// happened to it meanwhile (or the unlink failed, and the entry is in use again).
+    func freeIfRemovedLocked(_ mapping: IndexMapping, _ victim: Victim) -> UInt64? {
+        var entry = mapping.entry(victim.slot)
+        guard entry.state == .evicting, entry.ownerPID == pid, entry.pathHash == victim.pathHash else { return nil }
+        if Self.fileInfo(root + victim.path) != nil {
+            entry.state = .used
+            entry.ownerPID = 0
+            mapping.write(entry, at: victim.slot)
+            return nil
+        }
+        freeLocked(mapping, victim.slot)
+        return entry.bytes
+    }
+
+    func freeLocked(_ mapping: IndexMapping, _ slot: Int) {
+        let entry = mapping.entry(slot)
+        if let position = mapping.tablePosition(of: slot, hash: entry.pathHash) {
+            mapping.setTable(position, IndexMapping.tombstone)
+            mapping.store((mapping.load(H.tombstones) as UInt64) + 1, at: H.tombstones)
+        }
+        mapping.store((mapping.load(H.entryCount) as UInt64) &- 1, at: H.entryCount)
+        adjustTotalBytesLocked(mapping, by: -Int64(entry.bytes))
+        mapping.store((mapping.load(H.arenaLive) as UInt64) &- UInt64(entry.pathLength), at: H.arenaLive)
+        mapping.write(IndexEntry(), at: slot)
+        if (mapping.load(H.tombstones) as UInt64) > UInt64(mapping.layout.tableSize / 4) {
+            rebuildTableLocked(mapping)
+        }
+    }
+
+    /// Checks every entry, settles those whose owner died mid-way, recounts the totals and
+    /// rebuilds the table from the slots. False when a slot was damaged: its file may now be
+    /// on disk without an entry, so the caller asks for a scan.
+    func repairLocked(_ mapping: IndexMapping, checkingEverySlot: Bool) -> Bool {
+        var intact = true
+        for slot in 0..<mapping.layout.capacity {
+            let entry = mapping.entry(slot)
+            if entry.state == .free && !checkingEverySlot { continue }
+            if entry.state == .free && entry == IndexEntry() { continue }
+            if !mapping.slotIsIntact(slot) || mapping.path(of: entry) == nil {
+                mapping.write(IndexEntry(), at: slot)
+                intact = false
+            }
+        }
+        recountLocked(mapping)
+        for slot in 0..<mapping.layout.capacity {
+            let entry = mapping.entry(slot)
+            if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: checkingEverySlot) {
+                settleSlotLocked(mapping, slot)
+            }
+        }
+        let scanner = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
+        if scanner != 0, ownerIsGone(scanner, starting: checkingEverySlot) {
+            mapping.store(UInt64(0), at: H.scanningPID)
+            intact = false
+        }
+        return intact
+    }
+
+    /// A process that died; at start, also this process's own pid, left by an earlier process
+    /// that had the same pid (a container's thumbd often does).
+    private func ownerIsGone(_ owner: UInt32, starting: Bool) -> Bool {
+        owner == pid ? starting : !Self.isAlive(owner)
+    }
+
+    private func recountLocked(_ mapping: IndexMapping) {
+        var count: UInt64 = 0
+        var bytes: UInt64 = 0
+        var live: UInt64 = 0
+        var end = 0
+        for slot in 0..<mapping.layout.capacity {
+            let entry = mapping.entry(slot)
+            guard entry.state != .free else { continue }
+            count += 1
+            bytes += entry.bytes
+            live += UInt64(entry.pathLength)
+            end = max(end, Int(entry.pathOffset) + Int(entry.pathLength))
+        }
+        mapping.store(count, at: H.entryCount)
+        mapping.store(bytes, at: H.totalBytes)
+        mapping.store(live, at: H.arenaLive)
+        let used = Int(mapping.load(H.arenaUsed) as UInt64)
+        if used < end || used > mapping.layout.arenaBytes { mapping.store(UInt64(end), at: H.arenaUsed) }
+        rebuildTableLocked(mapping)
+    }
+
+    private func rebuildTableLocked(_ mapping: IndexMapping) {
+        (mapping.base + mapping.layout.tableOffset).initializeMemory(as: UInt8.self, repeating: 0, count: mapping.layout.tableSize * 4)
+        mapping.store(UInt64(0), at: H.tombstones)
+        for slot in 0..<mapping.layout.capacity {
+            let entry = mapping.entry(slot)
+            if entry.state != .free { insertIntoTableLocked(mapping, hash: entry.pathHash, slot: slot) }
+        }
+    }
+
+    private func insertIntoTableLocked(_ mapping: IndexMapping, hash: UInt64, slot: Int) {
+        let mask = mapping.layout.tableSize - 1
+        var position = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let value = mapping.table(position)
+            if value == 0 || value == IndexMapping.tombstone {
+                if value == IndexMapping.tombstone {
+                    mapping.store((mapping.load(H.tombstones) as UInt64) &- 1, at: H.tombstones)
+                }
+                mapping.setTable(position, UInt32(slot + 1))
+                return
+            }
+            position = (position + 1) & mask
+        }
+    }
+
+    private func freeSlotLocked(_ mapping: IndexMapping) -> Int {
+        let capacity = mapping.layout.capacity
+        var slot = Int(mapping.load(H.freeCursor) as UInt64) % capacity
+        while (mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.state) as UInt8) != IndexEntry.State.free.rawValue {
+            slot = (slot + 1) % capacity
+        }
+        mapping.store(UInt64((slot + 1) % capacity), at: H.freeCursor)
+        return slot
+    }
+
+    /// Room in the arena for a path; when the end is reached, the live paths are moved together.
+    private func allocatePathLocked(_ mapping: IndexMapping, length: Int) throws(ThumbError) -> Int {
+        var used = Int(mapping.load(H.arenaUsed) as UInt64)
+        if used + length > mapping.layout.arenaBytes {
+            guard Int(mapping.load(H.arenaLive) as UInt64) + length <= mapping.layout.arenaBytes else {
+                throw .internalFailure("cache index has no room for more paths")
+            }
+            compactArenaLocked(mapping)
+            used = Int(mapping.load(H.arenaUsed) as UInt64)
+        }
+        mapping.store(UInt64(used + length), at: H.arenaUsed)
+        return used
+    }
+
+    func compactArenaLocked(_ mapping: IndexMapping) {
+        var live: [(offset: Int, slot: Int)] = []
+        for slot in 0..<mapping.layout.capacity {
+            let entry = mapping.entry(slot)
+            if entry.state != .free { live.append((Int(entry.pathOffset), slot)) }
+        }
+        live.sort { $0.offset < $1.offset }
+        let arena = mapping.base + mapping.layout.arenaOffset
+        var end = 0
+        for (offset, slot) in live {
+            var entry = mapping.entry(slot)
+            let length = Int(entry.pathLength)
+            if offset != end { (arena + end).copyMemory(from: arena + offset, byteCount: length) }
+            entry.pathOffset = UInt32(end)
+            mapping.write(entry, at: slot)
+            end += length
+        }
+        mapping.store(UInt64(end), at: H.arenaUsed)
+        mapping.store(UInt64(end), at: H.arenaLive)
+    }
+
+    private func adjustTotalBytesLocked(_ mapping: IndexMapping, by delta: Int64) {
+        let total = Int64(bitPattern: mapping.load(H.totalBytes) as UInt64) + delta
+        mapping.store(UInt64(max(0, total)), at: H.totalBytes)
+    }
+
+    static func fileInfo(_ path: String) -> stat? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return info
+    }
+}
+
+extension IndexMapping {
+    static let tombstone = UInt32.max
+
+    /// The slot holding the file whose path hashes to `hash` (and, when given, whose stored path
+    /// is `matchingPath`). Safe without the lock: every index read is bounds-checked, and a slot
+    /// that changes meanwhile at worst records a use for another file.
+    func findSlot(_ hash: UInt64, matchingPath: String?) -> Int? {
+        let mask = layout.tableSize - 1
+        var position = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0..<layout.tableSize {
+            let value = table(position)
+            if value == 0 { return nil }
+            if value != Self.tombstone, Int(value) <= layout.capacity {
+                let slot = Int(value) - 1
+                let offset = layout.slotOffset(slot)
+                if (load(offset + IndexLayout.Slot.pathHash) as UInt64) == hash,
+                   (load(offset + IndexLayout.Slot.state) as UInt8) != IndexEntry.State.free.rawValue,
+                   matchingPath.map({ pathBytesEqual(entry(slot), $0) }) ?? true {
+                    return slot
+                }
+            }
+            position = (position + 1) & mask
+        }
+        return nil
+    }
+
+    func tablePosition(of slot: Int, hash: UInt64) -> Int? {
+        let mask = layout.tableSize - 1
+        var position = Int(truncatingIfNeeded: hash) & mask
+        for _ in 0..<layout.tableSize {
+            let value = table(position)
+            if value == 0 { return nil }
+            if value == UInt32(slot + 1) { return position }
+            position = (position + 1) & mask
+        }
+        return nil
+    }
+}

@@ -1,0 +1,99 @@
+import Dispatch
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The start-up walk of the cache directory, nginx's cache loader in thumbd's terms: it removes
+/// temp files that dead processes left (a kill -9 while writing), and when the index was made
+/// anew, counts every thumbnail on disk into it, in batches, while thumbd already serves. The
+/// bound waits until the walk is over, since until then the index knows only part of the disk.
+public struct CacheScan: Sendable {
+    let index: CacheIndex
+    let identity: StoredPathIdentity
+    let logger: Logger
+
+    public init(index: CacheIndex, identity: StoredPathIdentity, logger: Logger) {
+        self.index = index
+        self.identity = identity
+        self.logger = logger
+    }
+
+    public struct Outcome: Sendable {
+        public var files = 0
+        public var bytes: UInt64 = 0
+        public var tempFilesRemoved = 0
+    }
+
+    /// Walks the directory; with `fill`, adopts every file the index does not know.
+    @discardableResult
+    public func run(fill: Bool) throws(ThumbError) -> Outcome {
+        let started = DispatchTime.now()
+        let startedAt = time(nil)
+        if fill { try index.setScanning(true) }
+        var outcome = Outcome()
+        var batch: [CacheIndex.Record] = []
+        var adoption = Adoption(identity: identity)
+        var failure: ThumbError?
+        DirectoryWalk.files(under: index.root) { path, info in
+            let name = path[path.index(after: path.lastIndex(of: "/")!)...]
+            if let writer = FileSystem.tempWriter(name) {
+                if Self.isLeftOver(writer: writer, modified: info.st_mtim.tv_sec, startedAt: startedAt), unlink(index.root + path) == 0 {
+                    outcome.tempFilesRemoved += 1
+                }
+                return
+            }
+            guard fill, failure == nil else { return }
+            let record = adoption.record(path, info)
+            batch.append(record)
+            outcome.files += 1
+            outcome.bytes += record.bytes
+            if batch.count >= 256 {
+                do throws(ThumbError) { try index.adopt(batch) } catch { failure = error }
+                batch = []
+            }
+        }
+        if let failure { throw failure }
+        if fill {
+            try index.adopt(batch)
+            try index.setScanning(false)
+        }
+        logger.info("cache scanned", metadata: [
+            "files": "\(outcome.files)", "bytes": "\(outcome.bytes)", "temp_files_removed": "\(outcome.tempFilesRemoved)",
+            "filled_index": "\(fill)", "ms": "\(DispatchTime.now().milliseconds(since: started))",
+        ])
+        return outcome
+    }
+
+    /// A temp file whose writer is gone, or that an earlier process with this process's pid left
+    /// (a container's thumbd often has the same pid every time).
+    static func isLeftOver(writer: Int32, modified: Int, startedAt: Int) -> Bool {
+        writer == getpid() ? modified < startedAt - 1 : !CacheIndex.isAlive(UInt32(bitPattern: writer))
+    }
+
+    /// Entries for files found on disk: their key and source read back from the path, and hard
+    /// links to one file grouped under the key of the first one seen, which alone counts the bytes.
+    struct Adoption {
+        let identity: StoredPathIdentity
+        private var firstLinks: [IndexMapping.FileIdentity: UInt64] = [:]
+
+        init(identity: StoredPathIdentity) {
+            self.identity = identity
+        }
+
+        mutating func record(_ path: String, _ info: stat) -> CacheIndex.Record {
+            let file = IndexMapping.FileIdentity(info)
+            var (keyHash, sourceHash) = identity.identify(path) ?? (FNV1a.hash64("\(file.device):\(file.inode)"), 0)
+            var isLink = false
+            if info.st_nlink > 1 {
+                if let first = firstLinks[file] {
+                    keyHash = first
+                    isLink = true
+                } else {
+                    firstLinks[file] = keyHash
+                }
+            }
+            return CacheIndex.Record(path: path, keyHash: keyHash, sourceHash: sourceHash, bytes: Int(info.st_size), isLink: isLink)
+        }
+    }
+}

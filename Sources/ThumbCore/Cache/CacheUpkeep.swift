@@ -1,0 +1,56 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The cache's background work in a serving thumbd: the start-up scan (again whenever the index
+/// has to be rebuilt), reading nginx's hits, and eviction. None of it runs on a request's path.
+public final class CacheUpkeep: Sendable {
+    public let index: CacheIndex
+    private let scan: CacheScan
+    private let hits: HitLog
+    private let evictor: Evictor
+    private let logger: Logger
+    private let scanning = Mutex(false)
+
+    public init(index: CacheIndex, settings: CacheSettings, identity: StoredPathIdentity, logger: Logger) throws(ThumbError) {
+        self.index = index
+        self.logger = logger
+        scan = CacheScan(index: index, identity: identity, logger: logger)
+        let hitsPath = settings.hitsLogPath(root: index.root)
+        try HitLog.create(hitsPath)
+        hits = HitLog(path: hitsPath, index: index, logger: logger)
+        evictor = Evictor(index: index, settings: settings, logger: logger)
+        try index.publishBounds(maxBytes: settings.maxBytes, maxEntries: settings.maxEntries,
+                                lowWaterPercent: settings.lowWaterPercent)
+    }
+
+    public func start() {
+        index.onRebuild { [self] in
+            logger.warning("cache index was damaged or replaced; rebuilding it from the directory")
+            startScan()
+        }
+        startScan()
+        hits.start()
+        evictor.start()
+    }
+
+    /// One scan at a time; it fills the index when the index asks for it. The index calls for a
+    /// scan while holding its own lock, so this one is never held while asking the index.
+    private func startScan() {
+        guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
+        let thread = Thread { [self] in
+            repeat {
+                do throws(ThumbError) {
+                    try scan.run(fill: index.takeScanRequest())
+                } catch {
+                    logger.error("cache scan failed", metadata: ["error": "\(error)"])
+                }
+            } while index.scanRequested
+            scanning.withLock { $0 = false }
+            // A rebuild between the last look and now found the scan still busy.
+            if index.scanRequested { startScan() }
+        }
+        thread.name = "thumbd-scan"
+        thread.start()
+    }
+}

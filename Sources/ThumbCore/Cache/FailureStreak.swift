@@ -1,0 +1,23 @@
+import Synchronization
+
+/// Whether a repeated failure (a full disk) is going on, so it is logged when it starts and when
+/// it ends rather than once per request.
+final class FailureStreak: Sendable {
+    private let failing = Mutex(false)
+
+    /// True when this failure starts a streak.
+    func begin() -> Bool {
+        failing.withLock { failing in
+            defer { failing = true }
+            return !failing
+        }
+    }
+
+    /// True when a streak was going on.
+    func end() -> Bool {
+        failing.withLock { failing in
+            defer { failing = false }
+            return failing
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// nginx serves hits without thumbd, so it tells thumbd about them: it appends each hit's file
+/// path (`$uri` after try_files) to a log, buffered (`access_log PATH thumbd_hits buffer=64k
+/// flush=1s`), which costs nginx one write per 64 KiB of hits. One thumbd on the host (whoever
+/// holds the log's flock) reads what was appended, marks each file used in the shared index, and
+/// empties the log once it has read it all. A hit appended between the last read and the
+/// truncation is lost, as are hits whose buffer nginx had not flushed when it was killed: last-use
+/// times are a hint, not a ledger.
+public final class HitLog: @unchecked Sendable {
+    public let path: String
+    private let index: CacheIndex
+    private let logger: Logger
+    /// Emptied once this much was read (and nothing more was appended meanwhile).
+    private let truncateAfter: Int
+    private var fd: Int32 = -1
+    private var offset = 0
+    private var partial: [UInt8] = []
+
+    public init(path: String, index: CacheIndex, logger: Logger, truncateAfter: Int = 1 << 20) {
+        self.path = path
+        self.index = index
+        self.logger = logger
+        self.truncateAfter = truncateAfter
+    }
+
+    /// Makes the log if there is none, so nginx (often root) does not make one thumbd cannot empty.
+    public static func create(_ path: String) throws(ThumbError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .internalFailure("create \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
+    }
+
+    /// Reads the log on a thread of its own, every `interval` seconds, for the life of the process.
+    public func start(interval: Double = 0.2) {
+        let thread = Thread { [self] in
+            while true {
+                if !holdsLog() {
+                    Thread.sleep(forTimeInterval: 2)
+                    continue
+                }
+                if drain() == 0 { Thread.sleep(forTimeInterval: interval) }
+            }
+        }
+        thread.name = "thumbd-hits"
+        thread.start()
+    }
+
+    /// Reads everything appended since the last call and records it; returns the hits read.
+    @discardableResult
+    public func drain() -> Int {
+        guard holdsLog() else { return 0 }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return 0 }
+        if Int(info.st_size) < offset {
+            // Emptied by another reader or by hand: start again from the top.
+            offset = 0
+            partial = []
+        }
+        var hits = 0
+        var buffer = [UInt8](repeating: 0, count: 256 << 10)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+            guard count > 0 else { break }
+            offset += count
+            hits += record(buffer[..<count])
+        }
+        if offset >= truncateAfter, fstat(fd, &info) == 0, Int(info.st_size) == offset, ftruncate(fd, 0) == 0 {
+            offset = 0
+            partial = []
+        }
+        if hits > 0 { index.countHits(hits) }
+        return hits
+    }
+
+    /// Takes the reader's flock on the log (again, if the file was replaced, e.g. rotated).
+    private func holdsLog() -> Bool {
+        if fd >= 0 {
+            var mine = stat()
+            var named = stat()
+            if fstat(fd, &mine) == 0, stat(path, &named) == 0, mine.st_ino == named.st_ino, mine.st_dev == named.st_dev {
+                return true
+            }
+            close(fd)
+            fd = -1
+        }
+        var opened = open(path, O_RDWR | O_CLOEXEC)
+        if opened < 0 { opened = open(path, O_RDONLY | O_CLOEXEC) }
+        guard opened >= 0 else { return false }
+        guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
+            close(opened)
+            return false
+        }
+        fd = opened
+        offset = 0
+        partial = []
+        index.resetHitCount()
+        logger.info("reading nginx's hits", metadata: ["log": "\(path)"])
+        return true
+    }
+
+    /// One path a line, escaped by nginx (`\xHH` for quotes, backslashes, control and non-ASCII bytes).
+    private func record(_ chunk: ArraySlice<UInt8>) -> Int {
+        var hits = 0
+        let now = Clock.milliseconds()
+        var lineStart = chunk.startIndex
+        for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
+            let line: ArraySlice<UInt8>
+            if partial.isEmpty {
+                line = chunk[lineStart..<index]
+            } else {
+                partial += chunk[lineStart..<index]
+                line = partial[...]
+            }
+            self.index.touch(Self.unescape(line), at: now)
+            partial = []
+            hits += 1
+            lineStart = index + 1
+        }
+        partial += chunk[lineStart...]
+        return hits
+    }
+
+    static func unescape(_ line: ArraySlice<UInt8>) -> String {
+        guard line.contains(UInt8(ascii: "\\")) else { return String(decoding: line, as: UTF8.self) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(line.count)
+        var index = line.startIndex
+        while index < line.endIndex {
+            if line[index] == UInt8(ascii: "\\"), index + 3 < line.endIndex, line[index + 1] == UInt8(ascii: "x"),
+               let byte = UInt8(String(decoding: line[(index + 2)...(index + 3)], as: UTF8.self), radix: 16) {
+                bytes.append(byte)
+                index += 4
+            } else {
+                bytes.append(line[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

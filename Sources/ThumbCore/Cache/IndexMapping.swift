@@ -1,0 +1,212 @@
+import CSharedMemory
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One mmap(MAP_SHARED) of the index file, and the file's lock. A mapping is never unmapped: a
+/// thread may still be reading it when another process replaces the file, and replacing (a
+/// rebuild) is rare, so keeping the old one costs nothing but address space.
+final class IndexMapping: @unchecked Sendable {
+    let fd: Int32
+    let base: UnsafeMutableRawPointer
+    let layout: IndexLayout
+    /// The file this mapping is of; when the path names another file, the mapping is stale.
+    let identity: FileIdentity
+
+    struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        /// What `path` names now; nil when nothing does.
+        static func of(_ path: String) -> FileIdentity? {
+            var info = stat()
+            return stat(path, &info) == 0 ? FileIdentity(info) : nil
+        }
+    }
+
+    private init(fd: Int32, base: UnsafeMutableRawPointer, layout: IndexLayout, identity: FileIdentity) {
+        self.fd = fd
+        self.base = base
+        self.layout = layout
+        self.identity = identity
+    }
+
+    /// The index at `path`, or nil when there is none or it is not a valid index of this version
+    /// (wrong magic, version, checksum or size): the caller then makes a new one.
+    static func open(_ path: String) throws(ThumbError) -> IndexMapping? {
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .internalFailure("open \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= IndexLayout.headerSize else {
+            Glibc.close(fd)
+            return nil
+        }
+        guard let header = mmap(nil, IndexLayout.headerSize, PROT_READ, MAP_SHARED, fd, 0), header != MAP_FAILED else {
+            Glibc.close(fd)
+            return nil
+        }
+        let layout = Self.validLayout(header: header, fileSize: Int(info.st_size))
+        munmap(header, IndexLayout.headerSize)
+        guard let layout else {
+            Glibc.close(fd)
+            return nil
+        }
+        return try map(fd: fd, layout: layout, identity: FileIdentity(info), path: path)
+    }
+
+    /// A new, empty index, written beside `path` and renamed over it, so another process sees
+    /// either the old file or the whole new one.
+    static func create(_ path: String, layout: IndexLayout) throws(ThumbError) -> IndexMapping {
+        let temp = "\(path).new-\(getpid())"
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard ftruncate(fd, off_t(layout.fileSize)) == 0, fstat(fd, &info) == 0 else {
+            let error = ThumbError.internalFailure("size \(temp): \(String(cString: strerror(errno)))")
+            Glibc.close(fd)
+            unlink(temp)
+            throw error
+        }
+        let mapping: IndexMapping
+        do throws(ThumbError) {
+            mapping = try map(fd: fd, layout: layout, identity: FileIdentity(info), path: temp)
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        mapping.writeHeader()
+        guard rename(temp, path) == 0 else {
+            let error = ThumbError.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
+            unlink(temp)
+            throw error
+        }
+        return mapping
+    }
+
+    private static func map(fd: Int32, layout: IndexLayout, identity: FileIdentity, path: String) throws(ThumbError) -> IndexMapping {
+        guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
+            let error = ThumbError.internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
+            Glibc.close(fd)
+            throw error
+        }
+        return IndexMapping(fd: fd, base: base, layout: layout, identity: identity)
+    }
+
+    private static func validLayout(header: UnsafeMutableRawPointer, fileSize: Int) -> IndexLayout? {
+        typealias H = IndexLayout.Header
+        guard header.load(fromByteOffset: H.magic, as: UInt64.self) == IndexLayout.magic,
+              header.load(fromByteOffset: H.version, as: UInt32.self) == IndexLayout.version,
+              header.load(fromByteOffset: H.checksum, as: UInt32.self) == headerChecksum(header) else { return nil }
+        let capacity = header.load(fromByteOffset: H.capacity, as: UInt64.self)
+        let tableSize = header.load(fromByteOffset: H.tableSize, as: UInt64.self)
+        let arenaBytes = header.load(fromByteOffset: H.arenaBytes, as: UInt64.self)
+        guard capacity > 0, capacity < 1 << 31, tableSize >= 2 * capacity, tableSize < 1 << 32,
+              tableSize & (tableSize - 1) == 0, arenaBytes < 1 << 40 else { return nil }
+        let layout = IndexLayout(capacity: Int(capacity), tableSize: Int(tableSize), arenaBytes: Int(arenaBytes))
+        return layout.fileSize == fileSize ? layout : nil
+    }
+
+    private static func headerChecksum(_ header: UnsafeRawPointer) -> UInt32 {
+        typealias H = IndexLayout.Header
+        return FNV1a.hash32(UnsafeRawBufferPointer(start: header, count: H.checksum))
+            ^ FNV1a.hash32(UnsafeRawBufferPointer(start: header + H.capacity, count: H.checkedEnd - H.capacity)) &* 0x9e37_79b1
+    }
+
+    private func writeHeader() {
+        typealias H = IndexLayout.Header
+        store(IndexLayout.magic, at: H.magic)
+        store(IndexLayout.version, at: H.version)
+        store(UInt64(layout.capacity), at: H.capacity)
+        store(UInt64(layout.tableSize), at: H.tableSize)
+        store(UInt64(layout.arenaBytes), at: H.arenaBytes)
+        store(Clock.milliseconds(), at: H.createdAt)
+        store(Self.headerChecksum(base), at: H.checksum)
+        store(Clock.milliseconds(), at: H.hitsSince)
+    }
+
+    /// False once something overwrote the fixed part of the header.
+    var headerIsIntact: Bool {
+        typealias H = IndexLayout.Header
+        return load(H.magic) == IndexLayout.magic && (load(H.version) as UInt32) == IndexLayout.version
+            && (load(H.checksum) as UInt32) == Self.headerChecksum(base)
+            && load(H.capacity) == UInt64(layout.capacity) && load(H.tableSize) == UInt64(layout.tableSize)
+            && load(H.arenaBytes) == UInt64(layout.arenaBytes)
+    }
+
+    // MARK: Memory
+
+    func load<T: FixedWidthInteger>(_ offset: Int) -> T {
+        base.load(fromByteOffset: offset, as: T.self)
+    }
+
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        base.storeBytes(of: value, toByteOffset: offset, as: T.self)
+    }
+
+    /// For the fields written without the lock (last use, hit counters).
+    func loadRelaxed(_ offset: Int) -> UInt64 {
+        cshm_load_relaxed((base + offset).assumingMemoryBound(to: UInt64.self))
+    }
+
+    func storeRelaxed(_ value: UInt64, at offset: Int) {
+        cshm_store_relaxed((base + offset).assumingMemoryBound(to: UInt64.self), value)
+    }
+
+    func addRelaxed(_ value: UInt64, at offset: Int) {
+        _ = cshm_add_relaxed((base + offset).assumingMemoryBound(to: UInt64.self), value)
+    }
+
+    /// The path an entry points at; nil when its bounds leave the arena (a damaged entry).
+    func path(of entry: IndexEntry) -> String? {
+        let start = Int(entry.pathOffset)
+        let count = Int(entry.pathLength)
+        guard count > 0, start + count <= layout.arenaBytes else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: base + layout.arenaOffset + start, count: count), as: UTF8.self)
+    }
+
+    func pathBytesEqual(_ entry: IndexEntry, _ path: String) -> Bool {
+        let start = Int(entry.pathOffset)
+        let count = Int(entry.pathLength)
+        guard count == path.utf8.count, start + count <= layout.arenaBytes else { return false }
+        let stored = UnsafeRawBufferPointer(start: base + layout.arenaOffset + start, count: count)
+        return path.utf8.elementsEqual(stored)
+    }
+
+    func table(_ position: Int) -> UInt32 {
+        load(layout.tableOffset + position * 4)
+    }
+
+    func setTable(_ position: Int, _ value: UInt32) {
+        store(value, at: layout.tableOffset + position * 4)
+    }
+
+    // MARK: Lock
+
+    /// Blocks until this process holds the file's lock. The kernel drops it if the process dies,
+    /// so a crash cannot leave it held.
+    func lock() throws(ThumbError) {
+        while cshm_lock_byte(fd, 0, 1) != 0 {
+            guard errno == EINTR else { throw .internalFailure("lock index: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    func unlock() {
+        _ = cshm_unlock_byte(fd, 0)
+    }
+}
+
+public enum Clock {
+    public static func milliseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+    }
+}

@@ -1,0 +1,39 @@
+/// Which thumbnail a file found on disk is (its key and source), read back from its path, so a
+/// rebuilt index groups and purges files as the index that stored them did. A path is the URI
+/// nginx passed, perhaps followed by `.{ext}` or `.auto.{ext}`; the candidate whose signature
+/// verifies is the one, else the first that parses. Hashed names cannot be read back.
+public struct StoredPathIdentity: Sendable {
+    private let parsers: [RequestPathParser]
+
+    /// `parser` is the server's; a second one that takes any signature is tried after it.
+    public init(parser: RequestPathParser) {
+        parsers = [parser, RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: parser.baseURL,
+                                             options: parser.options)]
+    }
+
+    public func identify(_ path: String) -> (keyHash: UInt64, sourceHash: UInt64)? {
+        let candidates = Self.documentURIs(of: path)
+        for parser in parsers {
+            for (uri, negotiated) in candidates {
+                guard let parsed = try? parser.parse(rawPath: uri) else { continue }
+                var options = parsed.options
+                if let negotiated { options.format = negotiated }
+                let request = ThumbnailRequest(sourceURL: parsed.sourceURL, options: options)
+                return (CacheIndex.keyHash(request.key), CacheIndex.sourceHash(request.sourceURL))
+            }
+        }
+        return nil
+    }
+
+    /// The URIs a stored path may have come from, with the format negotiation picked, if any.
+    static func documentURIs(of path: String) -> [(uri: String, negotiated: ImageFormat?)] {
+        var candidates: [(String, ImageFormat?)] = []
+        if let dot = path.lastIndex(of: "."), let format = ImageFormat(extension: String(path[path.index(after: dot)...])) {
+            let stripped = String(path[..<dot])
+            if stripped.hasSuffix(".auto") { candidates.append((String(stripped.dropLast(5)), format)) }
+            candidates.append((stripped, nil))
+        }
+        candidates.append((path, nil))
+        return candidates
+    }
+}

@@ -1,0 +1,23 @@
+/// The cache's bounds and the files beside it.
+public struct CacheSettings: Sendable {
+    /// Bytes of thumbnails the cache directory may hold; past it the least recently used go.
+    public var maxBytes: UInt64 = 10 << 30
+    /// Files the cache may hold; also sizes the index file (about 300 bytes per entry).
+    public var maxEntries = 1_000_000
+    /// Eviction removes down to this percentage of each bound, so it runs in batches.
+    public var lowWaterPercent = 90
+    /// The index file; nil: beside the cache root, `<root>.index`.
+    public var indexPath: String?
+    /// The log nginx appends hits to (`access_log ... thumbd_hits buffer=64k flush=1s`), which
+    /// thumbd reads and empties; nil: `<root>.hits.log`.
+    public var hitsLogPath: String?
+
+    public init() {}
+
+    public func indexPath(root: String) -> String { indexPath ?? root + ".index" }
+    public func hitsLogPath(root: String) -> String { hitsLogPath ?? root + ".hits.log" }
+
+    /// What eviction brings the cache down to.
+    public var lowWaterBytes: UInt64 { maxBytes / 100 * UInt64(lowWaterPercent) }
+    public var lowWaterEntries: Int { maxEntries * lowWaterPercent / 100 }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import ThumbCore
+
+/// `thumbd cache ...`: the operator's view of a live cache, beside a running thumbd.
+struct CacheCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cache",
+        abstract: "Inspect, purge and verify the cache (safe while thumbd serves).",
+        subcommands: [CacheStatsCommand.self, CachePurgeCommand.self, CacheVerifyCommand.self]
+    )
+}
+
+extension SettingsOptions {
+    /// The index the configured thumbd uses; an error that says how to get one when there is none.
+    func openIndex(_ configuration: Configuration) throws -> CacheIndex {
+        let path = configuration.cache.indexPath(root: configuration.cacheRoot)
+        guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {
+            throw ValidationError("no cache index at \(path): thumbd makes it when it starts (--cache-root, --cache-index)")
+        }
+        return index
+    }
+}
+
+struct CacheStatsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, bytes, bounds, hits and evictions.")
+
+    @OptionGroup var settings: SettingsOptions
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() throws {
+        let configuration = try settings.configuration()
+        let index = try settings.openIndex(configuration)
+        let usage = index.usage
+        let entries = try index.entries()
+        let oldest = entries.min { $0.created < $1.created }
+        let newest = entries.max { $0.created < $1.created }
+        if json {
+            var object: [String: Any] = [
+                "index": index.path, "index_file_bytes": usage.fileSize, "entries": usage.entries,
+                "capacity": usage.capacity, "bytes": usage.bytes, "max_bytes": usage.maxBytes,
+                "max_entries": usage.maxEntries, "hits_reported": usage.hitsReported,
+                "hits_since": Self.date(usage.hitsSince), "keys_evicted": usage.keysEvicted,
+                "bytes_evicted": usage.bytesEvicted, "scanning": usage.scanning,
+            ]
+            if let oldest { object["oldest"] = ["path": oldest.path, "created": Self.date(oldest.created)] }
+            if let newest { object["newest"] = ["path": newest.path, "created": Self.date(newest.created)] }
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        print("entries   \(usage.entries) of \(usage.maxEntries)\(Self.percent(UInt64(usage.entries), of: UInt64(usage.maxEntries)))")
+        print("bytes     \(usage.bytes) of \(usage.maxBytes)\(Self.percent(usage.bytes, of: usage.maxBytes))")
+        if let oldest, let newest {
+            print("oldest    \(Self.date(oldest.created)) \(oldest.path)")
+            print("newest    \(Self.date(newest.created)) \(newest.path)")
+        }
+        print("hits      \(usage.hitsReported) reported by nginx since \(Self.date(usage.hitsSince))")
+        print("evicted   \(usage.keysEvicted) keys, \(usage.bytesEvicted) bytes")
+        print("index     \(index.path): \(usage.fileSize) bytes, room for \(usage.capacity) entries\(usage.scanning ? ", being filled by a scan" : "")")
+    }
+
+    static func date(_ milliseconds: UInt64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+    }
+
+    static func percent(_ value: UInt64, of total: UInt64) -> String {
+        total == 0 ? "" : String(format: " (%.1f %%)", Double(value) * 100 / Double(total))
+    }
+}
+
+struct CachePurgeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "purge",
+        abstract: "Remove thumbnails: of one source, one URL, one key, or all. nginx then misses them.",
+        discussion: "Example: thumbd cache purge --source https://origin.example.com/cat.jpg"
+    )
+
+    @OptionGroup var settings: SettingsOptions
+
+    @Option(help: "Every thumbnail of this source URL, whatever its options and formats.")
+    var source: String?
+
+    @Option(help: "One thumbnail: its URL or path (signed), in every format and spelling.")
+    var url: String?
+
+    @Option(help: "One thumbnail by the key thumbd logs on its miss line.")
+    var key: String?
+
+    @Flag(help: "Everything.")
+    var all = false
+
+    func validate() throws {
+        guard [source != nil, url != nil, key != nil, all].filter({ $0 }).count == 1 else {
+            throw ValidationError("give one of --source, --url, --key or --all")
+        }
+    }
+
+    func run() throws {
+        let configuration = try settings.configuration()
+        let purge = CachePurge(index: try settings.openIndex(configuration), parser: RequestPathParser(configuration: configuration))
+        let removed: CachePurge.Removed
+        if let source {
+            removed = try purge.source(source)
+        } else if let url {
+            removed = try purge.url(url)
+        } else if let key {
+            removed = try purge.key(key)
+        } else {
+            removed = try purge.all()
+        }
+        print("purged \(removed.files) files, \(removed.bytes) bytes")
+    }
+}
+
+struct CacheVerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Compare the index with the disk; exit 1 on any difference."
+    )
+
+    @OptionGroup var settings: SettingsOptions
+
+    @Flag(help: "Make the index agree with the disk (and remove temp files dead processes left).")
+    var repair = false
+
+    func run() throws {
+        let configuration = try settings.configuration()
+        let index = try settings.openIndex(configuration)
+        let verifier = CacheVerifier(index: index)
+        let report = try verifier.verify()
+        print("entries \(report.entries), files \(report.files), bytes in index \(report.indexBytes), bytes on disk \(report.diskBytes)")
+        Self.list("missing files (in the index, not on disk)", report.missing)
+        Self.list("unknown files (on disk, not in the index)", report.unknown)
+        Self.list("size mismatches", report.sizeMismatches.map { "\($0.path): index \($0.indexed), disk \($0.onDisk)" })
+        Self.list("temp files", report.tempFiles)
+        if report.totalMismatch { print("the index's total differs from the sum of its entries") }
+        if report.isConsistent {
+            print("consistent")
+            return
+        }
+        guard repair else { throw ExitCode(1) }
+        try verifier.repair(report, identity: StoredPathIdentity(parser: RequestPathParser(configuration: configuration)))
+        let after = try verifier.verify()
+        print(after.isConsistent ? "repaired: consistent" : "still inconsistent after repair")
+        if !after.isConsistent { throw ExitCode(1) }
+    }
+
+    static func list(_ title: String, _ items: [String]) {
+        print("\(title): \(items.count)")
+        for item in items.prefix(20) { print("  \(item)") }
+        if items.count > 20 { print("  ... and \(items.count - 20) more") }
+    }
+}
