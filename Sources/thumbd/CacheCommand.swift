@@ -11,7 +11,22 @@ struct CacheCommand: ParsableCommand {
     )
 }
 
-extension SettingsOptions {
+/// Which cache: the flags here, every other setting from the environment as thumbd reads it
+/// (so `--key` stays free for `purge --key`).
+struct CacheLocation: ParsableArguments {
+    @Option(help: "The directory nginx serves thumbnails from. [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
+    var cacheRoot: String?
+
+    @Option(help: "The cache index file. [THUMBD_CACHE_INDEX, default <cache root>.index]")
+    var cacheIndex: String?
+
+    func configuration() throws -> Configuration {
+        var settings = try SettingsOptions.parse([])
+        settings.cacheRoot = cacheRoot
+        settings.cacheIndex = cacheIndex
+        return try settings.configuration()
+    }
+
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
     func openIndex(_ configuration: Configuration) throws -> CacheIndex {
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
@@ -25,14 +40,14 @@ extension SettingsOptions {
 struct CacheStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, bytes, bounds, hits and evictions.")
 
-    @OptionGroup var settings: SettingsOptions
+    @OptionGroup var location: CacheLocation
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func run() throws {
-        let configuration = try settings.configuration()
-        let index = try settings.openIndex(configuration)
+        let configuration = try location.configuration()
+        let index = try location.openIndex(configuration)
         let usage = index.usage
         let entries = try index.entries()
         let oldest = entries.min { $0.created < $1.created }
@@ -78,7 +93,7 @@ struct CachePurgeCommand: ParsableCommand {
         discussion: "Example: thumbd cache purge --source https://origin.example.com/cat.jpg"
     )
 
-    @OptionGroup var settings: SettingsOptions
+    @OptionGroup var location: CacheLocation
 
     @Option(help: "Every thumbnail of this source URL, whatever its options and formats.")
     var source: String?
@@ -99,8 +114,8 @@ struct CachePurgeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try settings.configuration()
-        let purge = CachePurge(index: try settings.openIndex(configuration), parser: RequestPathParser(configuration: configuration))
+        let configuration = try location.configuration()
+        let purge = CachePurge(index: try location.openIndex(configuration), parser: RequestPathParser(configuration: configuration))
         let removed: CachePurge.Removed
         if let source {
             removed = try purge.source(source)
@@ -121,14 +136,14 @@ struct CacheVerifyCommand: ParsableCommand {
         abstract: "Compare the index with the disk; exit 1 on any difference."
     )
 
-    @OptionGroup var settings: SettingsOptions
+    @OptionGroup var location: CacheLocation
 
     @Flag(help: "Make the index agree with the disk (and remove temp files dead processes left).")
     var repair = false
 
     func run() throws {
-        let configuration = try settings.configuration()
-        let index = try settings.openIndex(configuration)
+        let configuration = try location.configuration()
+        let index = try location.openIndex(configuration)
         let verifier = CacheVerifier(index: index)
         let report = try verifier.verify()
         print("entries \(report.entries), files \(report.files), bytes in index \(report.indexBytes), bytes on disk \(report.diskBytes)")

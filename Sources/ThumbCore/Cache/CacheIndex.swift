@@ -88,9 +88,23 @@ public final class CacheIndex: @unchecked Sendable {
     @discardableResult
     public func touch(_ path: String, at time: UInt64 = Clock.milliseconds()) -> Bool {
         let mapping = current
-        guard let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: nil) else { return false }
+        guard let slot = mapping.findSlot(FNV1a.hash64(Self.normalized(path)), matchingPath: nil) else { return false }
         mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
         return true
+    }
+
+    /// A path as the file system has it: `plain/http://host` is the directory `http:` holding
+    /// `host`, and a scan of the disk finds it so, while nginx and thumbd spell it with both slashes.
+    static func normalized(_ path: String) -> String {
+        guard path.contains("//") else { return path }
+        var result = ""
+        result.reserveCapacity(path.utf8.count)
+        var previous: Character?
+        for character in path where !(character == "/" && previous == "/") {
+            result.append(character)
+            previous = character
+        }
+        return result
     }
 
     /// Counts hits that nginx reported, for `thumbd cache stats`.
@@ -131,7 +145,7 @@ public final class CacheIndex: @unchecked Sendable {
         }
 
         init(path: String, keyHash: UInt64, sourceHash: UInt64, bytes: Int, isLink: Bool) {
-            self.path = path
+            self.path = CacheIndex.normalized(path)
             self.keyHash = keyHash
             self.sourceHash = sourceHash
             self.isLink = isLink
@@ -167,7 +181,7 @@ public final class CacheIndex: @unchecked Sendable {
     /// Reads the sizes of these files again, and with `recount` the header's totals.
     public func resettle(_ paths: [String], recount: Bool) throws(ThumbError) {
         try withLock { mapping in
-            for path in paths {
+            for path in paths.map(Self.normalized) {
                 if let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path) { settleSlotLocked(mapping, slot) }
             }
             if recount { _ = repairLocked(mapping, checkingEverySlot: false) }

@@ -26,10 +26,10 @@ public struct CachePurge: Sendable {
         let request = try parser.parse(rawPath: rawPath)
         var paths = Set<String>()
         for naming in [CachePath.Naming.shared, .suffixed, .thumbdOnly] {
-            for path in CachePath.candidates(documentURI: documentURI, naming: naming) { paths.insert(path.relative) }
+            for path in CachePath.candidates(documentURI: documentURI, naming: naming) { paths.insert(CacheIndex.normalized(path.relative)) }
         }
         for format in CachePath.probeOrder {
-            paths.insert(CachePath(documentURI: documentURI, format: format, naming: .negotiated).relative)
+            paths.insert(CacheIndex.normalized(CachePath(documentURI: documentURI, format: format, naming: .negotiated).relative))
         }
         let key = CacheIndex.keyHash(request.key)
         return try removingKeys { $0.keyHash == key || paths.contains($0.path) }

@@ -9,23 +9,20 @@ import Glibc
 /// flush=1s`), which costs nginx one write per 64 KiB of hits. One thumbd on the host (whoever
 /// holds the log's flock) reads what was appended, marks each file used in the shared index, and
 /// empties the log once it has read it all. A hit appended between the last read and the
-/// truncation is lost, as are hits whose buffer nginx had not flushed when it was killed: last-use
+/// truncation (microseconds apart) is lost, as are hits whose buffer nginx had not flushed when it was killed: last-use
 /// times are a hint, not a ledger.
 public final class HitLog: @unchecked Sendable {
     public let path: String
     private let index: CacheIndex
     private let logger: Logger
-    /// Emptied once this much was read (and nothing more was appended meanwhile).
-    private let truncateAfter: Int
     private var fd: Int32 = -1
     private var offset = 0
     private var partial: [UInt8] = []
 
-    public init(path: String, index: CacheIndex, logger: Logger, truncateAfter: Int = 1 << 20) {
+    public init(path: String, index: CacheIndex, logger: Logger) {
         self.path = path
         self.index = index
         self.logger = logger
-        self.truncateAfter = truncateAfter
     }
 
     /// Makes the log if there is none, so nginx (often root) does not make one thumbd cannot empty.
@@ -69,7 +66,8 @@ public final class HitLog: @unchecked Sendable {
             offset += count
             hits += record(buffer[..<count])
         }
-        if offset >= truncateAfter, fstat(fd, &info) == 0, Int(info.st_size) == offset, ftruncate(fd, 0) == 0 {
+        // Emptied as soon as all of it was read, so no hit is read twice and the log stays small.
+        if offset > 0, fstat(fd, &info) == 0, Int(info.st_size) == offset, ftruncate(fd, 0) == 0 {
             offset = 0
             partial = []
         }

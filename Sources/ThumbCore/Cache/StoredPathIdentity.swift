@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which thumbnail a file found on disk is (its key and source), read back from its path, so a
 /// rebuilt index groups and purges files as the index that stored them did. A path is the URI
 /// nginx passed, perhaps followed by `.{ext}` or `.auto.{ext}`; the candidate whose signature
@@ -12,7 +14,7 @@ public struct StoredPathIdentity: Sendable {
     }
 
     public func identify(_ path: String) -> (keyHash: UInt64, sourceHash: UInt64)? {
-        let candidates = Self.documentURIs(of: path)
+        let candidates = Self.documentURIs(of: Self.restoringSchemeSlashes(path))
         for parser in parsers {
             for (uri, negotiated) in candidates {
                 guard let parsed = try? parser.parse(rawPath: uri) else { continue }
@@ -23,6 +25,16 @@ public struct StoredPathIdentity: Sendable {
             }
         }
         return nil
+    }
+
+    /// The file system folds `plain/http://host` into `plain/http:/host`; the URL needs them back.
+    static func restoringSchemeSlashes(_ path: String) -> String {
+        var path = path
+        for (folded, original) in [("/plain/http:/", "/plain/http://"), ("/plain/https:/", "/plain/https://"),
+                                   ("/plain/local:/", "/plain/local:///")] where !path.contains(original) {
+            path = path.replacingOccurrences(of: folded, with: original)
+        }
+        return path
     }
 
     /// The URIs a stored path may have come from, with the format negotiation picked, if any.
