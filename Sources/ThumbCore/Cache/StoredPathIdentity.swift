@@ -3,7 +3,7 @@ import Foundation
 /// Which thumbnail a file found on disk is (its key and source), read back from its path, so a
 /// rebuilt index groups and purges files as the index that stored them did. A path is the URI
 /// nginx passed, perhaps followed by `.{ext}` or `.auto.{ext}`; the candidate whose signature
-/// verifies is the one, else the first that parses. Hashed names cannot be read back.
+/// verifies is the one, else the likeliest that parses. Hashed names cannot be read back.
 public struct StoredPathIdentity: Sendable {
     private let parsers: [RequestPathParser]
 
@@ -37,15 +37,15 @@ public struct StoredPathIdentity: Sendable {
         return path
     }
 
-    /// The URIs a stored path may have come from, with the format negotiation picked, if any.
+    /// The URIs a stored path may have come from, most likely first, with the format negotiation
+    /// picked, if any. Without a signature to tell, `.../a.jpg` is taken as itself, not as `.../a`
+    /// made into a JPEG.
     static func documentURIs(of path: String) -> [(uri: String, negotiated: ImageFormat?)] {
-        var candidates: [(String, ImageFormat?)] = []
-        if let dot = path.lastIndex(of: "."), let format = ImageFormat(extension: String(path[path.index(after: dot)...])) {
-            let stripped = String(path[..<dot])
-            if stripped.hasSuffix(".auto") { candidates.append((String(stripped.dropLast(5)), format)) }
-            candidates.append((stripped, nil))
+        guard let dot = path.lastIndex(of: "."), let format = ImageFormat(extension: String(path[path.index(after: dot)...])) else {
+            return [(path, nil)]
         }
-        candidates.append((path, nil))
-        return candidates
+        let stripped = String(path[..<dot])
+        let negotiated = stripped.hasSuffix(".auto") ? [(String(stripped.dropLast(5)), Optional(format))] : []
+        return negotiated + [(path, nil), (stripped, nil)]
     }
 }
