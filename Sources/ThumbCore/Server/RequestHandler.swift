@@ -121,9 +121,14 @@ public struct RequestHandler: Sendable {
                 "thumbd_source_requests_joined_total \(sourceJoined)",
             ]
         }
+        let cache = store.index.usage
         lines += [
             "thumbd_fetch_queue_length \(pipeline.sources.pool.queued)",
             "thumbd_render_queue_length \(pipeline.renderPool.queued)",
+            "thumbd_cache_entries \(cache.entries)",
+            "thumbd_cache_bytes \(cache.bytes)",
+            "thumbd_cache_hits_reported_total \(cache.hitsReported)",
+            "thumbd_cache_keys_evicted_total \(cache.keysEvicted)",
         ]
         return lines.joined(separator: "\n")
     }

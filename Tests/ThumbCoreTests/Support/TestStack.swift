@@ -9,7 +9,10 @@ final class TestStack: @unchecked Sendable {
     let directory: String
     let cacheRoot: String
     let port: Int
-    private var thumbd: Process?
+    /// One thumbd per socket; with several, nginx spreads misses over them (an upstream).
+    let sockets: [String]
+    private var thumbds: [Process?]
+    private let thumbdEnvironment: [String: String]
     private let nginx: Process
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -25,7 +28,8 @@ final class TestStack: @unchecked Sendable {
 
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
     ///   no key: `insecure` URLs).
-    init(environment: [String: String] = [:]) throws {
+    /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
+    init(environment: [String: String] = [:], instances: Int = 1) throws {
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
@@ -35,17 +39,35 @@ final class TestStack: @unchecked Sendable {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             chmod(path, mode_t(mode))  // nginx's workers run as nobody
         }
-        let socket = directory + "/thumbd.sock"
+        let run = directory
+        let sockets = (0..<instances).map { "\(run)/thumbd-\($0).sock" }
+        self.sockets = sockets
+        thumbds = Array(repeating: nil, count: instances)
         try Self.render("nginx/nginx.conf", to: directory + "/nginx.conf", ["@RUN_DIR@": directory])
         try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
             "@HTTP_LISTEN@": "127.0.0.1:\(port)",
             "@CACHE_ROOT@": cacheRoot,
             "@HITS_LOG@": cacheRoot + ".hits.log",
-            "@FASTCGI_PASS@": "unix:\(socket)",
+            "@FASTCGI_PASS@": instances == 1 ? "unix:\(sockets[0])" : "thumbd_instances",
             "@SITE_EXTRAS@": directory + "/site.d/*.conf",
         ])
+        if instances > 1 {
+            // Each instance's metrics at /_test/metrics/N, to see what each process sees.
+            for (instance, socket) in sockets.enumerated() {
+                try """
+                location = /_test/metrics/\(instance) {
+                    fastcgi_pass unix:\(socket);
+                    fastcgi_param REQUEST_METHOD GET;
+                    fastcgi_param REQUEST_URI /_thumbd/metrics;
+                    fastcgi_param DOCUMENT_URI /_thumbd/metrics;
+                }
+                """.write(toFile: "\(run)/site.d/metrics-\(instance).conf", atomically: true, encoding: .utf8)
+            }
+            let servers = sockets.map { "    server unix:\($0);" }.joined(separator: "\n")
+            let site = try String(contentsOfFile: run + "/thumbd-site.conf", encoding: .utf8)
+            try "upstream thumbd_instances {\n\(servers)\n}\n\(site)".write(toFile: run + "/thumbd-site.conf", atomically: true, encoding: .utf8)
+        }
         var thumbdEnvironment = [
-            "THUMBD_LISTEN": "unix:\(socket)",
             "THUMBD_CACHE_ROOT": cacheRoot,
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
@@ -54,12 +76,13 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
         ]
         thumbdEnvironment.merge(environment) { $1 }
+        self.thumbdEnvironment = thumbdEnvironment
         nginx = Process()
         nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
         nginx.arguments = ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"]
         nginx.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try nginx.run()
-        try startThumbd(environment: thumbdEnvironment, socket: socket)
+        for instance in 0..<instances { try startThumbd(instance) }
         try waitUntil("nginx listens on \(port)") { Self.canConnect(port: self.port) }
     }
 
@@ -69,9 +92,9 @@ final class TestStack: @unchecked Sendable {
         try HTTPClient.get(port: port, path: path, headers: headers, method: method)
     }
 
-    /// thumbd's counters, read through nginx as an operator would.
-    func metrics() throws -> [String: Int] {
-        let response = try get("/_thumbd/metrics")
+    /// thumbd's counters, read through nginx as an operator would (or one instance's, by number).
+    func metrics(instance: Int? = nil) throws -> [String: Int] {
+        let response = try get(instance.map { "/_test/metrics/\($0)" } ?? "/_thumbd/metrics")
         guard response.status == 200 else { throw StackError("metrics answered \(response.status)") }
         var values: [String: Int] = [:]
         for line in response.text.split(separator: "\n") {
@@ -91,17 +114,38 @@ final class TestStack: @unchecked Sendable {
         return try condition()
     }
 
-    /// Stops thumbd (SIGTERM) and waits for it: from then on only nginx answers.
+    /// Stops every thumbd (SIGTERM) and waits: from then on only nginx answers.
     func stopThumbd() {
-        guard let thumbd, thumbd.isRunning else { return }
-        thumbd.terminate()
+        for instance in thumbds.indices { stopThumbd(instance, signal: SIGTERM) }
+    }
+
+    /// Sends `signal` to one thumbd and waits for it to end.
+    func stopThumbd(_ instance: Int, signal: Int32) {
+        guard let thumbd = thumbds[instance], thumbd.isRunning else { return }
+        kill(thumbd.processIdentifier, signal)
         thumbd.waitUntilExit()
     }
 
-    var thumbdIsRunning: Bool { thumbd?.isRunning ?? false }
+    var thumbdIsRunning: Bool { thumbds.contains { $0?.isRunning ?? false } }
 
+    /// Every thumbd's log, the first's first; a restarted one appends to its own.
     var thumbdLog: String {
-        (try? String(contentsOfFile: directory + "/thumbd.log", encoding: .utf8)) ?? ""
+        thumbds.indices.map { (try? String(contentsOfFile: logPath($0), encoding: .utf8)) ?? "" }.joined()
+    }
+
+    /// Runs `thumbd cache ARGUMENTS` on this stack's cache, as an operator would.
+    func cacheCommand(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.thumbdBinary)
+        process.arguments = ["cache"] + arguments
+        process.environment = thumbdEnvironment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     /// Lines of thumbd's log that record a job (one per miss).
@@ -129,16 +173,27 @@ final class TestStack: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func startThumbd(environment: [String: String], socket: String) throws {
+    /// Starts (or starts again) one thumbd and waits until it listens.
+    func startThumbd(_ instance: Int = 0) throws {
+        let socket = sockets[instance]
+        unlink(socket)  // a killed thumbd leaves its socket file behind
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.thumbdBinary)
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
-        FileManager.default.createFile(atPath: directory + "/thumbd.log", contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: directory + "/thumbd.log")
+        process.environment = thumbdEnvironment.merging(["PATH": "/usr/bin:/bin", "THUMBD_LISTEN": "unix:\(socket)"]) { $1 }
+        if !FileManager.default.fileExists(atPath: logPath(instance)) {
+            FileManager.default.createFile(atPath: logPath(instance), contents: nil)
+        }
+        let log = FileHandle(forWritingAtPath: logPath(instance))
+        log?.seekToEndOfFile()
+        process.standardError = log
         try process.run()
-        thumbd = process
+        thumbds[instance] = process
         try waitUntil("thumbd listens on \(socket)") { FileManager.default.fileExists(atPath: socket) || !process.isRunning }
         guard process.isRunning else { throw StackError("thumbd exited at start:\n\(thumbdLog)") }
+    }
+
+    private func logPath(_ instance: Int) -> String {
+        instance == 0 ? directory + "/thumbd.log" : directory + "/thumbd-\(instance).log"
     }
 
     private func waitUntil(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {

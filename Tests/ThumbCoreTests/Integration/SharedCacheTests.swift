@@ -1,0 +1,218 @@
+import CMagickWand
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// The shared cache index with real nginx and thumbd: two processes on one cache, eviction that
+/// counts hits only nginx served, kill -9, a damaged index, purge, and a full disk.
+@Suite(.serialized)
+struct SharedCacheTests {
+    let origin: TestOrigin
+
+    init() throws {
+        origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
+        origin.serve("/other.jpg", .image(TestImages.jpeg(width: 500, height: 500)))
+    }
+
+    @Test func twoThumbdProcessesShareOneCache() throws {
+        // Given two thumbd processes on one cache root, behind one nginx
+        let stack = try TestStack(instances: 2)
+        defer { stack.shutdown() }
+
+        // When twelve thumbnails are asked for
+        var paths: [String] = []
+        for width in 1...12 {
+            let path = "/insecure/rs:fit:\(40 + width):100/plain/\(origin.url("/photo.jpg"))@webp"
+            #expect(try stack.get(path).status == 200)
+            paths.append(path)
+        }
+
+        // Then both made some, each thumbnail is stored once, and each process sees every entry
+        let logs = try (0..<2).map { try String(contentsOfFile: stack.directory + ($0 == 0 ? "/thumbd.log" : "/thumbd-1.log"), encoding: .utf8) }
+        #expect(logs.allSatisfy { $0.contains(" miss") })
+        let files = stack.cacheFiles()
+        #expect(files.count == 12)
+        let bytes = try files.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: stack.cacheRoot + "/" + $1)[.size] as! Int) }
+        for instance in 0..<2 {
+            let metrics = try stack.metrics(instance: instance)
+            #expect(metrics["thumbd_cache_entries"] == 12)
+            #expect(metrics["thumbd_cache_bytes"] == bytes)
+        }
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
+    }
+
+    @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
+        // Given sources whose thumbnails are their own bytes (skp), 30 of B bytes and one of 17 B,
+        // and a bound of 30.5 B with eviction down to 90 %: 27.45 B
+        let small = TestImages.jpeg(width: 48, height: 48)
+        let b = small.count
+        for number in 0..<30 { origin.serve("/s/\(number).jpg", .image(small)) }
+        origin.serve("/big.jpg", .image(small + [UInt8](repeating: 0, count: 16 * b)))
+        let stack = try TestStack(environment: ["THUMBD_CACHE_MAX_BYTES": "\(30 * b + b / 2)"])
+        defer { stack.shutdown() }
+        func path(_ name: String) -> String { "/insecure/skp:jpg/plain/\(origin.url(name))@jpg" }
+
+        // When 30 thumbnails are made, 10 of them asked for again (nginx alone serves those)
+        for number in 0..<30 { #expect(try stack.get(path("/s/\(number).jpg")).status == 200) }
+        let used = Array(10..<20)
+        for number in used { #expect(try stack.get(path("/s/\(number).jpg")).status == 200) }
+        #expect(stack.jobLogLines.count == 30)
+        #expect(stack.eventually { (try? stack.metrics()["thumbd_cache_hits_reported_total"]) == 10 })
+        #expect(stack.cacheFiles().count == 30)
+
+        // and a 17 B thumbnail pushes the cache past its bound
+        #expect(try stack.get(path("/big.jpg")).status == 200)
+
+        // Then the 20 nobody asked for again are evicted: the 10 used and the newest survive
+        #expect(stack.eventually { stack.cacheFiles().count == 11 })
+        let files = stack.cacheFiles()
+        #expect(files.contains { $0.hasSuffix("/big.jpg@jpg.jpg") })
+        #expect((0..<30).filter { number in files.contains { $0.hasSuffix("/s/\(number).jpg@jpg.jpg") } } == used)
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
+        // and an evicted one is simply made again
+        #expect(try stack.get(path("/s/0.jpg")).status == 200)
+        #expect(stack.jobLogLines.count == 32)
+    }
+
+    @Test func killingThumbdMidStormLeavesOnlyWholeFilesAndAConsistentIndex() throws {
+        let stack = try TestStack(environment: ["THUMBD_WORKERS": "16"])
+        defer { stack.shutdown() }
+        let paths = (0..<40).map { "/insecure/rs:fill:\(60 + $0):\(50 + $0)/plain/\(origin.url("/photo.jpg"))@png" }
+        for round in 0..<3 {
+            // Given a storm of 16 clients asking for cold thumbnails
+            let storm = Thread {
+                DispatchQueue.concurrentPerform(iterations: 16) { client in
+                    for index in stride(from: client, to: paths.count, by: 16) {
+                        _ = try? HTTPClient.get(port: stack.port, path: paths[index], timeout: 5)
+                    }
+                }
+            }
+            storm.start()
+            // When thumbd is killed in the middle of it, and started again
+            usleep(UInt32(150_000 + 100_000 * round))
+            stack.stopThumbd(0, signal: SIGKILL)
+            while storm.isExecuting { usleep(20_000) }
+            try stack.startThumbd()
+
+            // Then no temp file survives the restart, every file is a whole image, the index agrees
+            #expect(stack.eventually { !stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) } })
+            for file in stack.cacheFiles() {
+                let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stack.cacheRoot + "/" + file)))
+                #expect(Self.decodesCleanly(bytes), "\(file) is not a whole image")
+            }
+            let verify = try stack.cacheCommand(["verify"])
+            #expect(verify.status == 0, "\(verify.output)")
+        }
+        // and every URL is served correctly afterwards
+        for path in paths {
+            let response = try stack.get(path)
+            #expect(response.status == 200)
+            #expect(Self.decodesCleanly(response.body))
+        }
+    }
+
+    @Test func aDamagedIndexIsRebuiltWhileThumbdAnswers() throws {
+        let stack = try TestStack()
+        defer { stack.shutdown() }
+        let made = (0..<5).map { "/insecure/rs:fit:\(70 + $0):70/plain/\(origin.url("/photo.jpg"))@webp" }
+        for path in made { #expect(try stack.get(path).status == 200) }
+
+        // When random bytes are written over the index
+        let handle = try #require(FileHandle(forWritingAtPath: stack.cacheRoot + ".index"))
+        try handle.write(contentsOf: (0..<8192).map { _ in UInt8.random(in: 0...255) })
+        try handle.close()
+
+        // Then every request is still answered, new and old
+        for width in 0..<5 {
+            #expect(try stack.get("/insecure/rs:fit:\(90 + width):70/plain/\(origin.url("/photo.jpg"))@webp").status == 200)
+            #expect(try stack.get(made[width]).status == 200)
+        }
+        // and the index is rebuilt from the directory: all ten, consistent
+        #expect(stack.eventually { (try? stack.metrics()["thumbd_cache_entries"]) == 10 })
+        #expect(stack.thumbdLog.contains("rebuilding it from the directory"))
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
+    }
+
+    @Test func purgeBySourceRemovesEverySizeAndFormatAndNginxMissesThem() throws {
+        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        defer { stack.shutdown() }
+        let photo = origin.url("/photo.jpg")
+        let ofPhoto = ["/insecure/rs:fit:100:100/plain/\(photo)@webp", "/insecure/rs:fill:50:50/plain/\(photo)@png",
+                       "/insecure/rs:fit:80:80/plain/\(photo)"]
+        let ofOther = "/insecure/rs:fit:100:100/plain/\(origin.url("/other.jpg"))@webp"
+        #expect(try stack.get(ofPhoto[2], headers: ["Accept": "image/webp"]).status == 200)  // the negotiated variant
+        for path in ofPhoto + [ofOther] { #expect(try stack.get(path).status == 200) }
+        #expect(stack.cacheFiles().count == 5)
+
+        // When the photo's source is purged
+        let purge = try stack.cacheCommand(["purge", "--source", photo])
+
+        // Then all four of its files are gone, the other source's stays
+        #expect(purge.status == 0 && purge.output.contains("purged 4 files"), "\(purge.output)")
+        #expect(stack.cacheFiles().count == 1 && stack.cacheFiles()[0].contains("other.jpg"))
+        // and nginx misses them: thumbd makes each again
+        let jobs = stack.jobLogLines.count
+        for path in ofPhoto { #expect(try stack.get(path).status == 200) }
+        #expect(stack.jobLogLines.count == jobs + 3)
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
+    }
+
+    @Test func aFullDiskStillAnswersAndStoresAgainOnceThereIsRoom() throws {
+        let stack = try TestStack()
+        defer { stack.shutdown() }
+        // Given a cache root on a 64 KiB tmpfs (needs root; skipped with a message otherwise)
+        guard Self.mount(tmpfsOf: "64k", at: stack.cacheRoot) else {
+            print("skipped: cannot mount a tmpfs here (not root?)")
+            return
+        }
+        defer { _ = Self.unmount(stack.cacheRoot) }
+
+        // When far more thumbnails than fit are asked for
+        for width in 0..<40 {
+            let response = try stack.get("/insecure/rs:fill:\(300 + width):300/plain/\(origin.url("/photo.jpg"))@png")
+            // Then each is answered with the whole image, stored or not
+            #expect(response.status == 200)
+            #expect(try ImageProbe(response.body).width == 300 + width)
+        }
+        // and nothing partial is left, the failure is logged once, the index agrees with the disk
+        #expect(!stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) })
+        #expect(stack.thumbdLog.components(separatedBy: "cannot store thumbnail").count - 1 == 1)
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
+
+        // When space comes back, storing resumes
+        #expect(try stack.cacheCommand(["purge", "--all"]).status == 0)
+        let path = "/insecure/rs:fill:90:90/plain/\(origin.url("/photo.jpg"))@png"
+        #expect(try stack.get(path).status == 200)
+        #expect(stack.cacheFiles().count == 1)
+        #expect(stack.thumbdLog.contains("storing thumbnails works again"))
+    }
+
+    /// Read completely, without even a warning (a cut-off JPEG or PNG only warns).
+    static func decodesCleanly(_ bytes: [UInt8]) -> Bool {
+        _ = TestImages.jpeg(width: 1, height: 1)  // starts ImageMagick
+        let wand = NewMagickWand()!
+        defer { DestroyMagickWand(wand) }
+        let read = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
+        var severity = UndefinedException
+        let description = MagickGetException(wand, &severity)
+        MagickRelinquishMemory(description)
+        return read == MagickTrue && severity == UndefinedException
+    }
+
+    static func mount(tmpfsOf size: String, at path: String) -> Bool {
+        run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", path])
+    }
+
+    static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) }
+
+    private static func run(_ executable: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
