@@ -37,7 +37,7 @@ struct Service {
             localReader: configuration.localFileReader,
             pool: BlockingPool(name: "fetch", threads: limits.fetches, queueLimit: limits.queueSize),
             hosts: HostLimiter(limit: limits.fetchesPerHost, queueLimit: limits.queueSize),
-            recent: RecentSources(byteLimit: limits.sourceMemoryBytes),
+            recent: RecentSources(byteLimit: limits.sourceMemoryBytes, purges: { [index = cache.index] in index.purgeGeneration }),
             failures: FailureMemory(lifetimes: limits.failureLifetimes),
             metrics: metrics
         )

@@ -190,7 +190,9 @@ extension CacheIndex {
     }
 
     private func rebuildTableLocked(_ mapping: IndexMapping) {
-        (mapping.base + mapping.layout.tableOffset).initializeMemory(as: UInt8.self, repeating: 0, count: mapping.layout.tableSize * 4)
+        // Only non-zero words are written, so the untouched holes of a sparse file stay holes.
+        let words = (mapping.base + mapping.layout.tableOffset).assumingMemoryBound(to: UInt64.self)
+        for word in 0..<mapping.layout.tableSize / 2 where words[word] != 0 { words[word] = 0 }
         mapping.store(UInt64(0), at: H.tombstones)
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)

@@ -87,8 +87,18 @@ public final class CacheIndex: @unchecked Sendable {
     /// false when the index has no such file.
     @discardableResult
     public func touch(_ path: String, at time: UInt64 = Clock.milliseconds()) -> Bool {
+        touch(hash: FNV1a.hash64FoldingSlashes(path.utf8), at: time)
+    }
+
+    /// The same for a path's bytes as nginx logged them, with no string made on the way.
+    @discardableResult
+    func touch<Bytes: Sequence>(pathBytes: Bytes, at time: UInt64) -> Bool where Bytes.Element == UInt8 {
+        touch(hash: FNV1a.hash64FoldingSlashes(pathBytes), at: time)
+    }
+
+    private func touch(hash: UInt64, at time: UInt64) -> Bool {
         let mapping = current
-        guard let slot = mapping.findSlot(FNV1a.hash64(Self.normalized(path)), matchingPath: nil) else { return false }
+        guard let slot = mapping.findSlot(hash, matchingPath: nil) else { return false }
         mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
         return true
     }
@@ -97,14 +107,12 @@ public final class CacheIndex: @unchecked Sendable {
     /// `host`, and a scan of the disk finds it so, while nginx and thumbd spell it with both slashes.
     static func normalized(_ path: String) -> String {
         guard path.contains("//") else { return path }
-        var result = ""
-        result.reserveCapacity(path.utf8.count)
-        var previous: Character?
-        for character in path where !(character == "/" && previous == "/") {
-            result.append(character)
-            previous = character
+        var previous: UInt8 = 0
+        let folded = path.utf8.filter { byte in
+            defer { previous = byte }
+            return !(byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/"))
         }
-        return result
+        return String(decoding: folded, as: UTF8.self)
     }
 
     /// Counts hits that nginx reported, for `thumbd cache stats`.
@@ -280,6 +288,9 @@ public final class CacheIndex: @unchecked Sendable {
             mapping.store(UInt64(scanning ? pid : 0), at: IndexLayout.Header.scanningPID)
         }
     }
+
+    /// How many purges this index has seen, read without the lock.
+    public var purgeGeneration: UInt64 { current.load(IndexLayout.Header.purgeGeneration) }
 
     public func notePurge() throws(ThumbError) {
         try withLock { mapping in

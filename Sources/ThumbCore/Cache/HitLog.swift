@@ -114,7 +114,11 @@ public final class HitLog: @unchecked Sendable {
                 partial += chunk[lineStart..<index]
                 line = partial[...]
             }
-            self.index.touch(Self.unescape(line), at: now)
+            if line.contains(UInt8(ascii: "\\")) {
+                self.index.touch(pathBytes: Self.unescape(line), at: now)
+            } else {
+                self.index.touch(pathBytes: line, at: now)
+            }
             partial = []
             hits += 1
             lineStart = index + 1
@@ -123,8 +127,7 @@ public final class HitLog: @unchecked Sendable {
         return hits
     }
 
-    static func unescape(_ line: ArraySlice<UInt8>) -> String {
-        guard line.contains(UInt8(ascii: "\\")) else { return String(decoding: line, as: UTF8.self) }
+    static func unescape(_ line: ArraySlice<UInt8>) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(line.count)
         var index = line.startIndex
@@ -138,6 +141,6 @@ public final class HitLog: @unchecked Sendable {
                 index += 1
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 }

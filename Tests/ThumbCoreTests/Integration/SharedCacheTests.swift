@@ -151,10 +151,12 @@ struct SharedCacheTests {
         // Then all four of its files are gone, the other source's stays
         #expect(purge.status == 0 && purge.output.contains("purged 4 files"), "\(purge.output)")
         #expect(stack.cacheFiles().count == 1 && stack.cacheFiles()[0].contains("other.jpg"))
-        // and nginx misses them: thumbd makes each again
+        // and nginx misses them: thumbd makes each again, from the photo fetched anew
         let jobs = stack.jobLogLines.count
+        let fetches = origin.requestCount("/photo.jpg")
         for path in ofPhoto { #expect(try stack.get(path).status == 200) }
         #expect(stack.jobLogLines.count == jobs + 3)
+        #expect(origin.requestCount("/photo.jpg") == fetches + 1)
         #expect(try stack.cacheCommand(["verify"]).status == 0)
     }
 
