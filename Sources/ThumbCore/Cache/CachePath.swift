@@ -45,7 +45,7 @@ public struct CachePath: Sendable, Hashable {
             relative = direct
             isServedByNginx = true
         } else {
-            let digest = SHA256.hash(data: Array(documentURI.utf8)).map { String(format: "%02x", $0) }.joined()
+            let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)))
             relative = "/_hashed/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
             isServedByNginx = false
         }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// Which thumbnail a file found on disk is (its key and source), read back from its path, so a
 /// rebuilt index groups and purges files as the index that stored them did. A path is the URI
 /// nginx passed, perhaps followed by `.{ext}` or `.auto.{ext}`; the candidate whose signature
@@ -32,7 +30,7 @@ public struct StoredPathIdentity: Sendable {
         var path = path
         for (folded, original) in [("/plain/http:/", "/plain/http://"), ("/plain/https:/", "/plain/https://"),
                                    ("/plain/local:/", "/plain/local:///")] where !path.contains(original) {
-            path = path.replacingOccurrences(of: folded, with: original)
+            path = path.replacing(folded, with: original)
         }
         return path
     }

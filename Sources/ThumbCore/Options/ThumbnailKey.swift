@@ -58,7 +58,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A short stable name for logs and hashed file names.
     public var digest: String {
-        SHA256.hash(data: Array(canonical.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        Hex.string(SHA256.hash(data: Array(canonical.utf8)).prefix(16))
     }
 
     public var description: String { digest }
