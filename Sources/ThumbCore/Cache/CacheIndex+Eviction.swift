@@ -18,11 +18,11 @@ extension CacheIndex {
         var keys: [UInt64: KeyUse] = [:]
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)
-            guard entry.state == .used else { continue }
+            guard entry.state == .used, mapping.slotIsIntact(slot) else { continue }
             let known = keys[entry.keyHash]
             keys[entry.keyHash] = KeyUse(
                 keyHash: entry.keyHash, lastUsed: max(known?.lastUsed ?? 0, entry.lastUsed),
-                bytes: (known?.bytes ?? 0) + entry.bytes, files: (known?.files ?? 0) + 1,
+                bytes: (known?.bytes ?? 0) &+ entry.bytes, files: (known?.files ?? 0) + 1,
                 pathBytes: (known?.pathBytes ?? 0) + Int(entry.pathLength)
             )
         }

@@ -19,7 +19,7 @@ extension CacheIndex {
         let now = Clock.milliseconds()
         if let slot = mapping.findSlot(hash, matchingPath: record.path) {
             var entry = mapping.entry(slot)
-            adjustTotalBytesLocked(mapping, by: Int64(record.bytes) - Int64(entry.bytes))
+            adjustTotalBytesLocked(mapping, adding: record.bytes, removing: entry.bytes)
             entry.keyHash = record.keyHash
             entry.sourceHash = record.sourceHash
             entry.bytes = record.bytes
@@ -30,13 +30,21 @@ extension CacheIndex {
             mapping.write(entry, at: slot)
             return
         }
-        let count = Int(mapping.load(H.entryCount) as UInt64)
+        let count = mapping.count(H.entryCount)
         let path = Array(record.path.utf8)
         guard count < mapping.layout.capacity else { throw .internalFailure("cache index is full (\(count) entries)") }
         guard !path.isEmpty, path.count <= Int(UInt16.max) else { throw .internalFailure("path too long for the cache index") }
         let offset = try allocatePathLocked(mapping, length: path.count)
         path.withUnsafeBytes { (mapping.base + mapping.layout.arenaOffset + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        let slot = freeSlotLocked(mapping)
+        let slot: Int
+        do throws(ThumbError) {
+            slot = try freeSlotLocked(mapping)
+        } catch {
+            // Fewer entries than slots, yet none free: slots were written over. Free them, and
+            // have the directory scanned for the files they counted.
+            if !repairLocked(mapping, checkingEverySlot: true) { scanWanted = true }
+            slot = try freeSlotLocked(mapping)
+        }
         mapping.write(IndexEntry(
             pathHash: hash, keyHash: record.keyHash, sourceHash: record.sourceHash, bytes: record.bytes,
             created: now, lastUsed: now, pathOffset: UInt32(offset), pathLength: UInt16(path.count),
@@ -44,8 +52,8 @@ extension CacheIndex {
         ), at: slot)
         insertIntoTableLocked(mapping, hash: hash, slot: slot)
         mapping.store(UInt64(count + 1), at: H.entryCount)
-        adjustTotalBytesLocked(mapping, by: Int64(record.bytes))
-        mapping.store((mapping.load(H.arenaLive) as UInt64) + UInt64(path.count), at: H.arenaLive)
+        adjustTotalBytesLocked(mapping, adding: record.bytes, removing: 0)
+        mapping.store((mapping.load(H.arenaLive) as UInt64) &+ UInt64(path.count), at: H.arenaLive)
     }
 
     /// Makes the entry for `record.path` agree with the disk once its publish is over. A file the
@@ -77,7 +85,7 @@ extension CacheIndex {
         guard entry.state != .evicting, let info = Self.fileInfo(root + path) else { return freeLocked(mapping, slot) }
         let isLink = entry.isLink && info.st_nlink > 1
         let bytes: UInt64 = isLink ? 0 : UInt64(info.st_size)
-        adjustTotalBytesLocked(mapping, by: Int64(bytes) - Int64(entry.bytes))
+        adjustTotalBytesLocked(mapping, adding: bytes, removing: entry.bytes)
         entry.bytes = bytes
         entry.isLink = isLink
         entry.state = .used
@@ -93,7 +101,7 @@ extension CacheIndex {
             let slot = cursor
             cursor += 1
             var entry = mapping.entry(slot)
-            guard entry.state == .used, let path = mapping.path(of: entry),
+            guard entry.state == .used, mapping.slotIsIntact(slot), let path = mapping.path(of: entry),
                   select(IndexEntryView(entry, path: path, slot: slot)) else { continue }
             entry.state = .evicting
             entry.ownerPID = pid
@@ -122,10 +130,10 @@ extension CacheIndex {
         let entry = mapping.entry(slot)
         if let position = mapping.tablePosition(of: slot, hash: entry.pathHash) {
             mapping.setTable(position, IndexMapping.tombstone)
-            mapping.store((mapping.load(H.tombstones) as UInt64) + 1, at: H.tombstones)
+            mapping.store((mapping.load(H.tombstones) as UInt64) &+ 1, at: H.tombstones)
         }
         mapping.store((mapping.load(H.entryCount) as UInt64) &- 1, at: H.entryCount)
-        adjustTotalBytesLocked(mapping, by: -Int64(entry.bytes))
+        adjustTotalBytesLocked(mapping, adding: 0, removing: entry.bytes)
         mapping.store((mapping.load(H.arenaLive) as UInt64) &- UInt64(entry.pathLength), at: H.arenaLive)
         mapping.write(IndexEntry(), at: slot)
         if (mapping.load(H.tombstones) as UInt64) > UInt64(mapping.layout.tableSize / 4) {
@@ -135,8 +143,9 @@ extension CacheIndex {
 
     /// Checks every entry, settles those whose owner died mid-way, recounts the totals and
     /// rebuilds the table from the slots. False when a slot was damaged: its file may now be
-    /// on disk without an entry, so the caller asks for a scan.
-    func repairLocked(_ mapping: IndexMapping, checkingEverySlot: Bool) -> Bool {
+    /// on disk without an entry, so the caller asks for a scan (as it does itself when the
+    /// process filling the index died before it finished).
+    func repairLocked(_ mapping: IndexMapping, checkingEverySlot: Bool, starting: Bool = false) -> Bool {
         var intact = true
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)
@@ -150,16 +159,26 @@ extension CacheIndex {
         recountLocked(mapping)
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)
-            if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: checkingEverySlot) {
+            if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: starting) {
                 settleSlotLocked(mapping, slot)
             }
         }
         let scanner = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
-        if scanner != 0, ownerIsGone(scanner, starting: checkingEverySlot) {
+        if scanner != 0, ownerIsGone(scanner, starting: starting) {
             mapping.store(UInt64(0), at: H.scanningPID)
-            intact = false
+            scanWanted = true
         }
         return intact
+    }
+
+    /// Whether the header's counts can be true; when not (the file was written over), the
+    /// caller repairs before anything trusts them.
+    func countsAreSaneLocked(_ mapping: IndexMapping) -> Bool {
+        let layout = mapping.layout
+        return (mapping.load(H.entryCount) as UInt64) <= UInt64(layout.capacity)
+            && (mapping.load(H.arenaUsed) as UInt64) <= UInt64(layout.arenaBytes)
+            && (mapping.load(H.arenaLive) as UInt64) <= (mapping.load(H.arenaUsed) as UInt64)
+            && (mapping.load(H.tombstones) as UInt64) <= UInt64(layout.tableSize)
     }
 
     /// A process that died; at start, also this process's own pid, left by an earlier process
@@ -177,14 +196,14 @@ extension CacheIndex {
             let entry = mapping.entry(slot)
             guard entry.state != .free else { continue }
             count += 1
-            bytes += entry.bytes
+            bytes &+= entry.bytes
             live += UInt64(entry.pathLength)
             end = max(end, Int(entry.pathOffset) + Int(entry.pathLength))
         }
         mapping.store(count, at: H.entryCount)
         mapping.store(bytes, at: H.totalBytes)
         mapping.store(live, at: H.arenaLive)
-        let used = Int(mapping.load(H.arenaUsed) as UInt64)
+        let used = mapping.count(H.arenaUsed)
         if used < end || used > mapping.layout.arenaBytes { mapping.store(UInt64(end), at: H.arenaUsed) }
         rebuildTableLocked(mapping)
     }
@@ -196,45 +215,58 @@ extension CacheIndex {
         mapping.store(UInt64(0), at: H.tombstones)
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)
-            if entry.state != .free { insertIntoTableLocked(mapping, hash: entry.pathHash, slot: slot) }
+            if entry.state != .free { placeInTableLocked(mapping, hash: entry.pathHash, slot: slot) }
         }
     }
 
+    /// Puts the slot in the table; a table that has no empty place (damaged) is rebuilt first.
     private func insertIntoTableLocked(_ mapping: IndexMapping, hash: UInt64, slot: Int) {
+        if !placeInTableLocked(mapping, hash: hash, slot: slot) {
+            rebuildTableLocked(mapping)
+        }
+    }
+
+    /// False when every place was taken, which only a damaged table can be (it is at most half full).
+    @discardableResult
+    private func placeInTableLocked(_ mapping: IndexMapping, hash: UInt64, slot: Int) -> Bool {
         let mask = mapping.layout.tableSize - 1
         var position = Int(truncatingIfNeeded: hash) & mask
-        while true {
+        for _ in 0..<mapping.layout.tableSize {
             let value = mapping.table(position)
             if value == 0 || value == IndexMapping.tombstone {
                 if value == IndexMapping.tombstone {
                     mapping.store((mapping.load(H.tombstones) as UInt64) &- 1, at: H.tombstones)
                 }
                 mapping.setTable(position, UInt32(slot + 1))
-                return
+                return true
             }
             position = (position + 1) & mask
         }
+        return false
     }
 
-    private func freeSlotLocked(_ mapping: IndexMapping) -> Int {
+    private func freeSlotLocked(_ mapping: IndexMapping) throws(ThumbError) -> Int {
         let capacity = mapping.layout.capacity
-        var slot = Int(mapping.load(H.freeCursor) as UInt64) % capacity
-        while (mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.state) as UInt8) != IndexEntry.State.free.rawValue {
+        var slot = mapping.count(H.freeCursor) % capacity
+        for _ in 0..<capacity {
+            if (mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.state) as UInt8) == IndexEntry.State.free.rawValue {
+                mapping.store(UInt64((slot + 1) % capacity), at: H.freeCursor)
+                return slot
+            }
             slot = (slot + 1) % capacity
         }
-        mapping.store(UInt64((slot + 1) % capacity), at: H.freeCursor)
-        return slot
+        throw .internalFailure("cache index has no free slot")
     }
 
     /// Room in the arena for a path; when the end is reached, the live paths are moved together.
     private func allocatePathLocked(_ mapping: IndexMapping, length: Int) throws(ThumbError) -> Int {
-        var used = Int(mapping.load(H.arenaUsed) as UInt64)
+        var used = mapping.count(H.arenaUsed)
         if used + length > mapping.layout.arenaBytes {
-            guard Int(mapping.load(H.arenaLive) as UInt64) + length <= mapping.layout.arenaBytes else {
+            guard mapping.count(H.arenaLive) + length <= mapping.layout.arenaBytes else {
                 throw .internalFailure("cache index has no room for more paths")
             }
             compactArenaLocked(mapping)
-            used = Int(mapping.load(H.arenaUsed) as UInt64)
+            used = mapping.count(H.arenaUsed)
         }
         mapping.store(UInt64(used + length), at: H.arenaUsed)
         return used
@@ -244,7 +276,12 @@ extension CacheIndex {
         var live: [(offset: Int, slot: Int)] = []
         for slot in 0..<mapping.layout.capacity {
             let entry = mapping.entry(slot)
-            if entry.state != .free { live.append((Int(entry.pathOffset), slot)) }
+            guard entry.state != .free else { continue }
+            if mapping.slotIsIntact(slot), mapping.path(of: entry) != nil {
+                live.append((Int(entry.pathOffset), slot))
+            } else {
+                freeLocked(mapping, slot)
+            }
         }
         live.sort { $0.offset < $1.offset }
         let arena = mapping.base + mapping.layout.arenaOffset
@@ -261,9 +298,9 @@ extension CacheIndex {
         mapping.store(UInt64(end), at: H.arenaLive)
     }
 
-    private func adjustTotalBytesLocked(_ mapping: IndexMapping, by delta: Int64) {
-        let total = Int64(bitPattern: mapping.load(H.totalBytes) as UInt64) + delta
-        mapping.store(UInt64(max(0, total)), at: H.totalBytes)
+    private func adjustTotalBytesLocked(_ mapping: IndexMapping, adding: UInt64, removing: UInt64) {
+        let total = mapping.load(H.totalBytes) as UInt64
+        mapping.store((total > removing ? total - removing : 0) &+ adding, at: H.totalBytes)
     }
 
     static func fileInfo(_ path: String) -> stat? {

@@ -22,7 +22,9 @@ public final class CacheIndex: @unchecked Sendable {
     private let changes = NSLock()
     private let currentLock = NSLock()
     private var _current: IndexMapping
-    private var scanWanted: Bool
+    var scanWanted: Bool
+    /// False for `thumbd cache`: a damaged index is left for a serving thumbd, which scans.
+    private let mayRebuild: Bool
     private var rebuildHandler: (@Sendable () -> Void)?
 
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
@@ -31,6 +33,7 @@ public final class CacheIndex: @unchecked Sendable {
         self.root = root
         self.path = path
         wantedLayout = IndexLayout(maxEntries: maxEntries)
+        mayRebuild = true
         if let existing = try IndexMapping.open(path), existing.layout == wantedLayout {
             _current = existing
             scanWanted = false
@@ -39,7 +42,7 @@ public final class CacheIndex: @unchecked Sendable {
             scanWanted = true
         }
         try withLock { mapping throws(ThumbError) in
-            if !repairLocked(mapping, checkingEverySlot: true) { try rebuildLocked(replacing: mapping) }
+            if !repairLocked(mapping, checkingEverySlot: true, starting: true) { try rebuildLocked(replacing: mapping) }
         }
     }
 
@@ -51,6 +54,7 @@ public final class CacheIndex: @unchecked Sendable {
         wantedLayout = mapping.layout
         _current = mapping
         scanWanted = false
+        mayRebuild = false
     }
 
     var current: IndexMapping {
@@ -217,7 +221,7 @@ public final class CacheIndex: @unchecked Sendable {
 
     private func add(_ total: (files: Int, bytes: UInt64), _ one: UInt64?) -> (files: Int, bytes: UInt64) {
         guard let bytes = one else { return total }
-        return (total.files + 1, total.bytes + bytes)
+        return (total.files + 1, total.bytes &+ bytes)
     }
 
     // MARK: Reading
@@ -228,14 +232,14 @@ public final class CacheIndex: @unchecked Sendable {
         typealias H = IndexLayout.Header
         let scanning = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
         return Usage(
-            entries: Int(mapping.load(H.entryCount) as UInt64), bytes: mapping.load(H.totalBytes),
+            entries: mapping.count(H.entryCount), bytes: mapping.load(H.totalBytes),
             capacity: mapping.layout.capacity,
-            arenaUsed: Int(mapping.load(H.arenaUsed) as UInt64), arenaLive: Int(mapping.load(H.arenaLive) as UInt64),
+            arenaUsed: mapping.count(H.arenaUsed), arenaLive: mapping.count(H.arenaLive),
             arenaBytes: mapping.layout.arenaBytes,
             scanning: scanning != 0 && Self.isAlive(scanning),
             hitsReported: mapping.loadRelaxed(H.hitsReported), hitsSince: mapping.loadRelaxed(H.hitsSince),
             keysEvicted: mapping.loadRelaxed(H.keysEvicted), bytesEvicted: mapping.loadRelaxed(H.bytesEvicted),
-            maxBytes: mapping.load(H.maxBytes), maxEntries: Int(mapping.load(H.maxEntries) as UInt64),
+            maxBytes: mapping.load(H.maxBytes), maxEntries: mapping.count(H.maxEntries),
             purgeGeneration: mapping.load(H.purgeGeneration), fileSize: mapping.layout.fileSize
         )
     }
@@ -321,19 +325,23 @@ public final class CacheIndex: @unchecked Sendable {
                 do throws(ThumbError) {
                     if onDisk != mapping.identity, let other = try IndexMapping.open(path) {
                         replacement = other
-                    } else {
+                    } else if mayRebuild {
                         replacement = try rebuildLocked(replacing: mapping)
+                    } else {
+                        throw .internalFailure("the cache index \(path) is missing or damaged; a serving thumbd replaces it and scans the directory")
                     }
                 } catch {
                     mapping.unlock()
                     throw error
                 }
                 mapping.unlock()
+                setCurrent(replacement)
                 mapping = replacement
                 continue
             }
             typealias H = IndexLayout.Header
-            if (mapping.load(H.busyPID) as UInt64) != 0, !repairLocked(mapping, checkingEverySlot: false) {
+            let interrupted = (mapping.load(H.busyPID) as UInt64) != 0
+            if interrupted || !countsAreSaneLocked(mapping), !repairLocked(mapping, checkingEverySlot: !interrupted) {
                 scanWanted = true
                 rebuildHandler?()
             }
@@ -351,16 +359,39 @@ public final class CacheIndex: @unchecked Sendable {
     private func rebuildLocked(replacing old: IndexMapping) throws(ThumbError) -> IndexMapping {
         let layout = old.headerIsIntact ? old.layout : wantedLayout
         let fresh = try IndexMapping.create(path, layout: layout)
-        currentLock.lock()
-        _current = fresh
-        currentLock.unlock()
+        setCurrent(fresh)
         scanWanted = true
         rebuildHandler?()
         return fresh
     }
 
+    private func setCurrent(_ mapping: IndexMapping) {
+        currentLock.lock()
+        _current = mapping
+        currentLock.unlock()
+    }
+
+    /// Maps the file another process put in place of ours (it rebuilt a damaged index), so
+    /// hits are recorded in the index everyone uses; a no-op while ours is the one.
+    public func followReplacement() throws(ThumbError) {
+        guard IndexMapping.FileIdentity.of(path) != current.identity else { return }
+        try withLock { _ in }
+    }
+
+    /// Asks for a scan when the process filling the index died before it finished.
+    public func claimOrphanedScan() throws(ThumbError) {
+        let scanner = UInt32(truncatingIfNeeded: current.load(IndexLayout.Header.scanningPID) as UInt64)
+        guard scanner != 0, scanner != pid, !Self.isAlive(scanner) else { return }
+        try withLock { mapping in
+            mapping.store(UInt64(0), at: IndexLayout.Header.scanningPID)
+            scanWanted = true
+        }
+    }
+
+    /// Whether a process with this pid exists; a pid read from a damaged index may be anything.
     static func isAlive(_ pid: UInt32) -> Bool {
-        kill(pid_t(pid), 0) == 0 || errno != ESRCH
+        guard let pid = pid_t(exactly: pid), pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
     }
 }
 

@@ -4,6 +4,7 @@ import Synchronization
 
 /// The cache's background work in a serving thumbd: the start-up scan (again whenever the index
 /// has to be rebuilt), reading nginx's hits, and eviction. None of it runs on a request's path.
+/// An error is logged every round it lasts (a few a second); the index's own errors are rare.
 public final class CacheUpkeep: Sendable {
     public let index: CacheIndex
     private let scan: CacheScan
@@ -11,6 +12,7 @@ public final class CacheUpkeep: Sendable {
     private let evictor: Evictor
     private let logger: Logger
     private let scanning = Mutex(false)
+    private let failures = FailureStreak()
 
     public init(index: CacheIndex, settings: CacheSettings, identity: StoredPathIdentity, logger: Logger) throws(ThumbError) {
         self.index = index
@@ -31,7 +33,29 @@ public final class CacheUpkeep: Sendable {
         }
         startScan()
         hits.start()
-        evictor.start()
+        let thread = Thread { [self] in
+            while true {
+                keepUp()
+                Thread.sleep(forTimeInterval: 0.2)
+            }
+        }
+        thread.name = "thumbd-upkeep"
+        thread.start()
+    }
+
+    /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
+    /// dead process left, keep the bounds.
+    private func keepUp() {
+        do throws(ThumbError) {
+            try index.followReplacement()
+            try index.claimOrphanedScan()
+            if index.scanRequested { startScan() }
+            try evictor.runOnce()
+            if failures.end() { logger.notice("cache upkeep works again") }
+        } catch {
+            // Logged when it starts failing, not a few times a second while it goes on.
+            logger.log(level: failures.begin() ? .error : .debug, "cache upkeep failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// One scan at a time; it fills the index when the index asks for it. The index calls for a

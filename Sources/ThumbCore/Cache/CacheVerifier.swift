@@ -46,13 +46,13 @@ public struct CacheVerifier: Sendable {
         let entries = try index.entries()
         report.entries = entries.count
         let header = index.usage.bytes
-        report.totalMismatch = header != entries.reduce(0) { $0 + $1.bytes }
+        report.totalMismatch = header != entries.reduce(0) { $0 &+ $1.bytes }
         var known = Set<String>()
         var inodes = Set<IndexMapping.FileIdentity>()
         for entry in entries {
             known.insert(entry.path)
             guard entry.isSettled else { continue }
-            report.indexBytes += entry.bytes
+            report.indexBytes &+= entry.bytes
             if let info = disk[entry.path], inodes.insert(IndexMapping.FileIdentity(info)).inserted {
                 report.diskBytes += UInt64(info.st_size)
             }

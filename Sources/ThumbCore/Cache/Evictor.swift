@@ -1,4 +1,4 @@
-import Foundation
+import Dispatch
 import Logging
 
 /// Keeps the cache within its bounds, in the background: when the bytes or the files in the index
@@ -16,22 +16,6 @@ public final class Evictor: Sendable {
         self.index = index
         self.settings = settings
         self.logger = logger
-    }
-
-    /// Checks the bounds every `interval` seconds on a thread of its own.
-    public func start(interval: Double = 0.2) {
-        let thread = Thread { [self] in
-            while true {
-                do throws(ThumbError) {
-                    try runOnce()
-                } catch {
-                    logger.error("eviction failed", metadata: ["error": "\(error)"])
-                }
-                Thread.sleep(forTimeInterval: interval)
-            }
-        }
-        thread.name = "thumbd-evictor"
-        thread.start()
     }
 
     /// One round: nothing when within bounds; otherwise the oldest keys go. Returns what was removed.

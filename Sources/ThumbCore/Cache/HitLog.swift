@@ -101,7 +101,8 @@ public final class HitLog: @unchecked Sendable {
         return true
     }
 
-    /// One path a line, escaped by nginx (`\xHH` for quotes, backslashes, control and non-ASCII bytes).
+    /// One path a line, as nginx wrote it (`escape=none`: escaping costs nginx a pass over every
+    /// byte). A path with a newline in it reads as two lines that match nothing: its hits are lost.
     private func record(_ chunk: ArraySlice<UInt8>) -> Int {
         var hits = 0
         let now = Clock.milliseconds()
@@ -114,33 +115,12 @@ public final class HitLog: @unchecked Sendable {
                 partial += chunk[lineStart..<index]
                 line = partial[...]
             }
-            if line.contains(UInt8(ascii: "\\")) {
-                self.index.touch(pathBytes: Self.unescape(line), at: now)
-            } else {
-                self.index.touch(pathBytes: line, at: now)
-            }
+            self.index.touch(pathBytes: line, at: now)
             partial = []
             hits += 1
             lineStart = index + 1
         }
         partial += chunk[lineStart...]
         return hits
-    }
-
-    static func unescape(_ line: ArraySlice<UInt8>) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(line.count)
-        var index = line.startIndex
-        while index < line.endIndex {
-            if line[index] == UInt8(ascii: "\\"), index + 3 < line.endIndex, line[index + 1] == UInt8(ascii: "x"),
-               let byte = UInt8(String(decoding: line[(index + 2)...(index + 3)], as: UTF8.self), radix: 16) {
-                bytes.append(byte)
-                index += 4
-            } else {
-                bytes.append(line[index])
-                index += 1
-            }
-        }
-        return bytes
     }
 }

@@ -130,6 +130,8 @@ final class IndexMapping: @unchecked Sendable {
         store(Clock.milliseconds(), at: H.createdAt)
         store(Self.headerChecksum(base), at: H.checksum)
         store(Clock.milliseconds(), at: H.hitsSince)
+        // Empty until its maker's scan has counted the directory; the bound waits for it.
+        store(UInt64(getpid()), at: H.scanningPID)
     }
 
     /// False once something overwrote the fixed part of the header.
@@ -149,6 +151,12 @@ final class IndexMapping: @unchecked Sendable {
 
     func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
         base.storeBytes(of: value, toByteOffset: offset, as: T.self)
+    }
+
+    /// A header count as an Int. Everything read from the file may be garbage (a damaged index
+    /// is noticed only at the next lock), so no conversion may trap: this one clamps.
+    func count(_ offset: Int) -> Int {
+        Int(min(load(offset) as UInt64, UInt64(Int32.max)))
     }
 
     /// For the fields written without the lock (last use, hit counters).

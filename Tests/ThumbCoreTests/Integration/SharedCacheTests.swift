@@ -40,6 +40,16 @@ struct SharedCacheTests {
             #expect(metrics["thumbd_cache_bytes"] == bytes)
         }
         #expect(try stack.cacheCommand(["verify"]).status == 0)
+
+        // When the index is damaged, one of them rebuilds it; the other follows the new file
+        try Self.scribble(over: stack.cacheRoot + ".index")
+        for width in 13...16 {
+            #expect(try stack.get("/insecure/rs:fit:\(40 + width):100/plain/\(origin.url("/photo.jpg"))@webp").status == 200)
+        }
+        for instance in 0..<2 {
+            #expect(stack.eventually { (try? stack.metrics(instance: instance)["thumbd_cache_entries"]) == 16 })
+        }
+        #expect(try stack.cacheCommand(["verify"]).status == 0)
     }
 
     @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
@@ -119,9 +129,7 @@ struct SharedCacheTests {
         for path in made { #expect(try stack.get(path).status == 200) }
 
         // When random bytes are written over the index
-        let handle = try #require(FileHandle(forWritingAtPath: stack.cacheRoot + ".index"))
-        try handle.write(contentsOf: (0..<8192).map { _ in UInt8.random(in: 0...255) })
-        try handle.close()
+        try Self.scribble(over: stack.cacheRoot + ".index")
 
         // Then every request is still answered, new and old
         for width in 0..<5 {
@@ -188,6 +196,13 @@ struct SharedCacheTests {
         #expect(try stack.get(path).status == 200)
         #expect(stack.cacheFiles().count == 1)
         #expect(stack.thumbdLog.contains("storing thumbnails works again"))
+    }
+
+    /// Random bytes over the start of a file.
+    static func scribble(over path: String) throws {
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.write(contentsOf: (0..<8192).map { _ in UInt8.random(in: 0...255) })
+        try handle.close()
     }
 
     /// Read completely, without even a warning (a cut-off JPEG or PNG only warns).
