@@ -9,8 +9,8 @@ import Glibc
 /// flush=1s`), which costs nginx one write per 64 KiB of hits. One thumbd on the host (whoever
 /// holds the log's flock) reads what was appended, marks each file used in the shared index, and
 /// empties the log once it has read it all. A hit appended between the last read and the
-/// truncation (microseconds apart) is lost, as are hits whose buffer nginx had not flushed when it was killed: last-use
-/// times are a hint, not a ledger.
+/// truncation (microseconds apart) is lost, as are hits in a buffer nginx had not flushed when it
+/// was killed: last-use times are a hint, not a ledger.
 public final class HitLog: @unchecked Sendable {
     public let path: String
     private let index: CacheIndex
@@ -18,6 +18,7 @@ public final class HitLog: @unchecked Sendable {
     private var fd: Int32 = -1
     private var offset = 0
     private var partial: [UInt8] = []
+    private var buffer = [UInt8](repeating: 0, count: 256 << 10)
 
     public init(path: String, index: CacheIndex, logger: Logger) {
         self.path = path
@@ -59,7 +60,6 @@ public final class HitLog: @unchecked Sendable {
             partial = []
         }
         var hits = 0
-        var buffer = [UInt8](repeating: 0, count: 256 << 10)
         while true {
             let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
             guard count > 0 else { break }
