@@ -34,6 +34,7 @@ public final class CacheUpkeep: Sendable {
         startScan()
         hits.start()
         let thread = Thread { [self] in
+            System.runInBackground()
             while true {
                 keepUp()
                 Thread.sleep(forTimeInterval: 0.2)
@@ -63,6 +64,7 @@ public final class CacheUpkeep: Sendable {
     private func startScan() {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
         let thread = Thread { [self] in
+            System.runInBackground()
             repeat {
                 do throws(ThumbError) {
                     try scan.run(fill: index.takeScanRequest())
