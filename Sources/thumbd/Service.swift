@@ -11,6 +11,7 @@ struct Service {
     let configuration: Configuration
 
     func run() throws {
+        Self.startWithDefaultSignals()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -74,8 +75,30 @@ struct Service {
             source.resume()
             return source
         }
-        withExtendedLifetime(stopSignals) {
+        // libfcgi's SIGUSR1 handler retires the workers one by one; HUP and USR2 would end the
+        // process. None is a way to stop thumbd (TERM is): each is noted and otherwise ignored.
+        let ignoredSignals = [SIGHUP, SIGUSR1, SIGUSR2].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                logger.notice("signal ignored: thumbd logs to standard error and has nothing to reopen; TERM stops it",
+                              metadata: ["signal": "\(number)"])
+            }
+            source.resume()
+            return source
+        }
+        withExtendedLifetime((stopSignals, ignoredSignals)) {
             server.run()
         }
+    }
+
+    /// Whoever started thumbd may have left signals blocked or ignored (a test runner, some
+    /// supervisors); thumbd starts from the defaults, as under systemd, and then says itself
+    /// what each signal does.
+    private static func startWithDefaultSignals() {
+        var none = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, nil)
+        for number in [SIGHUP, SIGUSR1, SIGUSR2] { signal(number, SIG_DFL) }
     }
 }

@@ -126,6 +126,11 @@ final class TestStack: @unchecked Sendable {
         thumbd.waitUntilExit()
     }
 
+    /// Sends `signal` to every thumbd, and returns at once.
+    func signalThumbd(_ signal: Int32) {
+        for case let thumbd? in thumbds where thumbd.isRunning { kill(thumbd.processIdentifier, signal) }
+    }
+
     var thumbdIsRunning: Bool { thumbds.contains { $0?.isRunning ?? false } }
 
     /// Every thumbd's log, the first's first; a restarted one appends to its own.
