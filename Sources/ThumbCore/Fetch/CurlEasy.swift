@@ -63,9 +63,14 @@ final class CurlEasy {
         return code
     }
 
-    var contentType: String? {
+    var contentType: String? { string(CURLINFO_CONTENT_TYPE) }
+
+    /// Where a 3xx answer points, resolved against the URL asked for.
+    var redirectURL: String? { string(CURLINFO_REDIRECT_URL) }
+
+    private func string(_ info: CURLINFO) -> String? {
         var value: UnsafeMutablePointer<CChar>?
-        guard ccurl_getinfo_string(handle, CURLINFO_CONTENT_TYPE, &value) == CURLE_OK, let value else { return nil }
+        guard ccurl_getinfo_string(handle, info, &value) == CURLE_OK, let value else { return nil }
         return String(cString: value)
     }
 

@@ -1,4 +1,5 @@
 import CCurl
+import Dispatch
 
 /// Downloads a source with libcurl on the calling thread, within the configured limits and
 /// the address policy. One fetcher serves every worker thread; each call has its own handle.
@@ -41,12 +42,39 @@ public struct OriginFetcher: Sendable {
         return String(authority.split(separator: "@").last ?? authority).lowercased()
     }
 
+    /// Follows redirects itself, one transfer per hop on the same handle (so kept-alive
+    /// connections are reused), so that each hop gets the extra headers of its own URL: a token
+    /// meant for one origin never follows a redirect to another.
     public func fetch(_ url: String) throws(ThumbError) -> Response {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw .forbidden("only http and https sources are allowed")
         }
         let easy = try handles.take()
         defer { handles.give(easy) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.totalTimeoutMilliseconds) * 1_000_000
+        var url = url
+        for _ in 0...configuration.maxRedirects {
+            let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
+            guard remaining > 0 else { throw .originTimeout }
+            let transfer = try perform(url, on: easy, timeoutMilliseconds: remaining)
+            let status = easy.responseCode
+            if Self.redirectStatuses.contains(status), let next = easy.redirectURL {
+                url = next
+                continue
+            }
+            switch status {
+            case 200..<300: return Response(body: transfer.body, contentType: easy.contentType)
+            case 404, 410: throw .sourceNotFound
+            default: throw .originFailed("origin answered \(status)")
+            }
+        }
+        throw .originFailed("more than \(configuration.maxRedirects) redirects")
+    }
+
+    /// The answers libcurl itself would follow.
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    private func perform(_ url: String, on easy: CurlEasy, timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
         let transfer = Transfer(byteLimit: configuration.maxBytes, policy: configuration.addressPolicy,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
@@ -54,12 +82,9 @@ public struct OriginFetcher: Sendable {
             easy.reset()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-            try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-            try easy.set(CURLOPT_FOLLOWLOCATION, 1)
-            try easy.set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
             try easy.set(CURLOPT_NOSIGNAL, 1)
-            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMilliseconds)
-            try easy.set(CURLOPT_TIMEOUT_MS, configuration.totalTimeoutMilliseconds)
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, min(configuration.connectTimeoutMilliseconds, timeoutMilliseconds))
+            try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             try easy.set(CURLOPT_MAXFILESIZE, configuration.maxBytes)
             try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
             try easy.set(headers: configuration.extraHeaders.headers(for: url))
@@ -72,12 +97,7 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_XFERINFODATA, context)
             try check(easy.perform(), transfer)
         }
-        let status = easy.responseCode
-        switch status {
-        case 200..<300: return Response(body: transfer.body, contentType: easy.contentType)
-        case 404, 410: throw .sourceNotFound
-        default: throw .originFailed("origin answered \(status)")
-        }
+        return transfer
     }
 
     private func check(_ code: CURLcode, _ transfer: Transfer) throws(ThumbError) {
@@ -88,7 +108,6 @@ public struct OriginFetcher: Sendable {
         case CURLE_FILESIZE_EXCEEDED: throw .sourceTooLarge(limit: configuration.maxBytes)
         case CURLE_WRITE_ERROR where transfer.exceededLimit: throw .sourceTooLarge(limit: configuration.maxBytes)
         case CURLE_UNSUPPORTED_PROTOCOL: throw .forbidden("only http and https sources are allowed")
-        case CURLE_TOO_MANY_REDIRECTS: throw .originFailed("more than \(configuration.maxRedirects) redirects")
         case _ where transfer.refusedAddress != nil:
             throw .forbidden("source address \(transfer.refusedAddress!) is not allowed")
         default: throw .originFailed(CurlEasy.describe(code))

@@ -181,6 +181,26 @@ struct OriginTests {
         #expect(origin.lastHeaders("/photo.jpg")["x-origin-key"] == nil)
     }
 
+    @Test func extraHeadersFollowARedirectOnlyWhereTheirPrefixStillMatches() throws {
+        // Given a token for the origin as 127.0.0.1, and redirects within it and to another host name
+        let stack = try TestStack(environment: ["THUMBD_SOURCE_HEADERS": "\(origin.url("/")) X-Origin-Key: s3cret"])
+        origin.serve("/a.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.serve("/b.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.serve("/moved-here", .redirect(origin.url("/a.jpg")))
+        origin.serve("/moved-away", .redirect("http://localhost:\(origin.port)/b.jpg"))
+
+        // When both are fetched
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/moved-here"))@png").status == 200)
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/moved-away"))@png").status == 200)
+
+        // Then the token went to 127.0.0.1 on every hop, and never to the other host
+        #expect(origin.lastHeaders("/moved-here")["x-origin-key"] == "s3cret")
+        #expect(origin.lastHeaders("/a.jpg")["x-origin-key"] == "s3cret")
+        #expect(origin.lastHeaders("/moved-away")["x-origin-key"] == "s3cret")
+        #expect(origin.requestCount("/b.jpg") == 1)
+        #expect(origin.lastHeaders("/b.jpg")["x-origin-key"] == nil)
+    }
+
     @Test func aClientThatGoesAwayDoesNotCancelTheJobOthersWaitFor() throws {
         let stack = try TestStack()
         origin.pause("/photo.jpg")
