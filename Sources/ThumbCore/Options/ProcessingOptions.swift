@@ -73,6 +73,9 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// Whether the answer carries a Content-Disposition, which nginx's static path would not send.
     public var needsDisposition: Bool { filename != nil || returnAttachment }
 
+    /// When the URL stops being valid (seconds since 1970); nil when it does not expire (`exp:0`).
+    public var expiresAt: Int? { expires.flatMap { $0 > 0 ? $0 : nil } }
+
     /// The quality to encode `format` with: `q` when set, then `fq` for the format, then the
     /// format's default (imgproxy's precedence).
     public func effectiveQuality(for format: ImageFormat) -> Int {

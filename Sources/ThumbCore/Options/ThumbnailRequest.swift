@@ -31,7 +31,8 @@ public struct ThumbnailRequest: Sendable, Hashable {
 
     /// How the thumbnail's file is named in the cache.
     public var naming: CachePath.Naming {
-        if options.needsDisposition { return .thumbdOnly }
+        // nginx would send neither the download name nor stop serving at the expiry time.
+        if options.needsDisposition || options.expiresAt != nil { return .thumbdOnly }
         if negotiated { return .negotiated }
         return variesByAccept ? .suffixed : .shared
     }

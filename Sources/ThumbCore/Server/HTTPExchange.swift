@@ -1,3 +1,5 @@
+import Foundation
+
 /// A request as nginx hands it over FastCGI: what thumbd needs of it, copied out of libfcgi's
 /// buffers before the next accept reuses them.
 public struct IncomingRequest: Sendable {
@@ -41,12 +43,15 @@ public struct OutgoingResponse: Sendable {
         }
     }
 
-    /// The same headers nginx sends on a static hit, so a miss and a hit look alike.
+    /// The same headers nginx sends on a static hit, so a miss and a hit look alike; a URL that
+    /// expires may be kept by caches only until it does.
     public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil,
-                             varies: Bool = false) -> OutgoingResponse {
+                             varies: Bool = false, expiresAt: Int? = nil) -> OutgoingResponse {
+        let cacheControl = expiresAt.map { "public, max-age=\(max(0, $0 - Int(Date().timeIntervalSince1970)))" }
+            ?? "public, max-age=31536000, immutable"
         var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mimeType),
-            ("Cache-Control", "public, max-age=31536000, immutable"),
+            ("Cache-Control", cacheControl),
         ]
         if let disposition { headers.append(("Content-Disposition", disposition)) }
         if varies { headers.append(("Vary", "Accept")) }

@@ -43,7 +43,7 @@ public struct RequestHandler: Sendable {
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
-            if let expires = parsed.options.expires, expires > 0, expires < Int(Date().timeIntervalSince1970) {
+            if let expiresAt = parsed.options.expiresAt, expiresAt < Int(Date().timeIntervalSince1970) {
                 throw .expired
             }
             let request = parsed.negotiating(negotiation, accept: incoming.accept)
@@ -55,12 +55,12 @@ public struct RequestHandler: Sendable {
                 store.index.touch(stored.relative)
                 return .image(bytes, format: stored.format,
                               disposition: ContentDisposition.header(for: request, format: stored.format),
-                              varies: request.variesByAccept)
+                              varies: request.variesByAccept, expiresAt: request.options.expiresAt)
             }
             let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI)
             return .image(thumbnail.bytes, format: thumbnail.format,
                           disposition: ContentDisposition.header(for: request, format: thumbnail.format),
-                          varies: request.variesByAccept)
+                          varies: request.variesByAccept, expiresAt: request.options.expiresAt)
         } catch {
             switch error {
             case .internalFailure(let detail):

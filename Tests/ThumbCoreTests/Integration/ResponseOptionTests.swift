@@ -25,6 +25,28 @@ struct ResponseOptionTests {
         #expect(origin.requestCount("/cat.jpg") == 1)
     }
 
+    @Test func anExpiringURLIsServedUntilItsTimeAndCachedNoLonger() throws {
+        // Given a URL that expires in three seconds
+        let expiresAt = Int(Date().timeIntervalSince1970) + 3
+        let path = "/insecure/w:60/exp:\(expiresAt)/plain/\(origin.url("/cat.jpg"))@png"
+
+        // When it is asked for twice before then
+        let miss = try stack.get(path)
+        let hit = try stack.get(path)
+
+        // Then both are answered, neither may be cached past the expiry, and the file is one
+        // nginx never serves by itself
+        for response in [miss, hit] {
+            #expect(response.status == 200)
+            let maxAge = response.headers["cache-control"].flatMap { Int($0.split(separator: "=").last ?? "") }
+            #expect(maxAge != nil && maxAge! <= 3, "\(response.headers["cache-control"] ?? "")")
+        }
+        #expect(stack.cacheFiles().allSatisfy { $0.hasPrefix("_hashed/") })
+        // and once the time has passed, nginx answers 404 for it
+        while Int(Date().timeIntervalSince1970) <= expiresAt { usleep(100_000) }
+        #expect(try stack.get(path).status == 404)
+    }
+
     @Test func downloadNamesAreOnEveryAnswerSoNginxNeverServesThoseBare() throws {
         let path = "/insecure/w:50/fn:holiday/att:1/plain/\(origin.url("/cat.jpg"))@webp"
         let first = try stack.get(path)
