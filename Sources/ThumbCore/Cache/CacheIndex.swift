@@ -72,6 +72,13 @@ public final class CacheIndex: @unchecked Sendable {
         return scanWanted
     }
 
+    /// Asks for another scan (one found the index full: eviction makes room first).
+    func requestScan() {
+        changes.lock()
+        scanWanted = true
+        changes.unlock()
+    }
+
     /// Whether a scan was asked for and not yet taken.
     var scanRequested: Bool {
         changes.lock()

@@ -53,11 +53,16 @@ public struct CacheScan: Sendable {
                 batch = []
             }
         }
-        if let failure { throw failure }
         if fill {
-            try index.adopt(batch)
+            if failure == nil {
+                do throws(ThumbError) { try index.adopt(batch) } catch { failure = error }
+            }
+            // The bound waits for the scan; a scan cut short (the index is full) lets eviction
+            // make room and asks to be run again, which adopts what is still uncounted.
             try index.setScanning(false)
+            if failure != nil { index.requestScan() }
         }
+        if let failure { throw failure }
         logger.info("cache scanned", metadata: [
             "files": "\(outcome.files)", "bytes": "\(outcome.bytes)", "temp_files_removed": "\(outcome.tempFilesRemoved)",
             "filled_index": "\(fill)", "ms": "\(DispatchTime.now().milliseconds(since: started))",

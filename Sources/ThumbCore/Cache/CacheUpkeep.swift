@@ -4,7 +4,6 @@ import Synchronization
 
 /// The cache's background work in a serving thumbd: the start-up scan (again whenever the index
 /// has to be rebuilt), reading nginx's hits, and eviction. None of it runs on a request's path.
-/// An error is logged every round it lasts (a few a second); the index's own errors are rare.
 public final class CacheUpkeep: Sendable {
     public let index: CacheIndex
     private let scan: CacheScan
@@ -50,8 +49,9 @@ public final class CacheUpkeep: Sendable {
         do throws(ThumbError) {
             try index.followReplacement()
             try index.claimOrphanedScan()
-            if index.scanRequested { startScan() }
             try evictor.runOnce()
+            // After eviction: a scan that found the index full asks again once there is room.
+            if index.scanRequested { startScan() }
             if failures.end() { logger.notice("cache upkeep works again") }
         } catch {
             // Logged when it starts failing, not a few times a second while it goes on.
@@ -59,22 +59,18 @@ public final class CacheUpkeep: Sendable {
         }
     }
 
-    /// One scan at a time; it fills the index when the index asks for it. The index calls for a
-    /// scan while holding its own lock, so this one is never held while asking the index.
+    /// One scan at a time, on a thread of its own; it fills the index when the index asks for
+    /// it. Later requests (a rebuild, a scan cut short) are taken up by the upkeep round.
     private func startScan() {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
         let thread = Thread { [self] in
             System.runInBackground()
-            repeat {
-                do throws(ThumbError) {
-                    try scan.run(fill: index.takeScanRequest())
-                } catch {
-                    logger.error("cache scan failed", metadata: ["error": "\(error)"])
-                }
-            } while index.scanRequested
+            do throws(ThumbError) {
+                try scan.run(fill: index.takeScanRequest())
+            } catch {
+                logger.error("cache scan failed", metadata: ["error": "\(error)"])
+            }
             scanning.withLock { $0 = false }
-            // A rebuild between the last look and now found the scan still busy.
-            if index.scanRequested { startScan() }
         }
         thread.name = "thumbd-scan"
         thread.start()

@@ -60,6 +60,30 @@ struct CacheUpkeepTests {
         #expect(cache.exists("/insecure/\(FileSystem.tempPrefix)\(getpid())-ghijkl"))
     }
 
+    @Test func aDirectoryLargerThanTheIndexIsScannedInRoundsWithEvictionBetween() throws {
+        // Given 40 thumbnails on disk and an index for 16
+        for number in 0..<40 { try cache.write("/\(number).jpg", bytes: 10) }
+        let index = try cache.index(maxEntries: 16)
+        var settings = CacheSettings()
+        settings.maxEntries = 16
+        let scan = CacheScan(index: index, identity: identity(), logger: Logger(label: "test"))
+        let evictor = Evictor(index: index, settings: settings, logger: Logger(label: "test"))
+
+        // When scans that find it full alternate with eviction, as the upkeep rounds do
+        var rounds = 0
+        while rounds < 20 {
+            rounds += 1
+            let finished = (try? scan.run(fill: index.takeScanRequest())) != nil
+            try evictor.runOnce()
+            if finished && !index.takeScanRequest() { break }
+        }
+
+        // Then it ends within the bound, with every file on disk counted
+        #expect(rounds > 1 && rounds < 20)
+        #expect(index.usage.entries <= 16 && !index.usage.scanning)
+        #expect(try CacheVerifier(index: index).verify().isConsistent)
+    }
+
     @Test func aStoredPathReadsBackAsTheKeyAndSourceThatStoredIt() throws {
         // Given the request a negotiated WebP variant was made for
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
