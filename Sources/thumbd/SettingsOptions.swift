@@ -120,6 +120,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Frames an animation may have to stay animated; 1 renders the first frame only. [THUMBD_MAX_ANIMATION_FRAMES, default 1]")
     var maxAnimationFrames: String?
 
+    @Option(help: "Seconds a render may take; past it, 422 and the key is free for a later try. [THUMBD_MAX_RENDER_SECONDS, default 10]")
+    var maxRenderSeconds: String?
+
     @Option(help: "WebP for URLs without a format when the client accepts it (true/false). [THUMBD_AUTO_WEBP, default false]")
     var autoWebp: String?
 
@@ -172,7 +175,7 @@ struct SettingsOptions: ParsableArguments {
             .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
             .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
-            .maxAnimationFrames: maxAnimationFrames, .autoWebp: autoWebp, .autoAvif: autoAvif,
+            .maxAnimationFrames: maxAnimationFrames, .maxRenderSeconds: maxRenderSeconds, .autoWebp: autoWebp, .autoAvif: autoAvif,
             .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath,
             .quality: quality, .formatQuality: formatQuality, .presets: presets,
         ]

@@ -36,6 +36,7 @@ extension Configuration {
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
         reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
+        reader.read(.maxRenderSeconds) { configuration.render.maxRenderSeconds = try decimal($0, in: 0.1...3_600) }
         reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
         reader.read(.maxSrcResolution) {
             let megapixels = try decimal($0, in: 0.01...1_000)

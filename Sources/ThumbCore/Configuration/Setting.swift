@@ -35,6 +35,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case errorCacheTTL = "ERROR_CACHE_TTL"
     case sourceHeaders = "SOURCE_HEADERS"
     case maxAnimationFrames = "MAX_ANIMATION_FRAMES"
+    case maxRenderSeconds = "MAX_RENDER_SECONDS"
     case autoWebp = "AUTO_WEBP"
     case autoAvif = "AUTO_AVIF"
     case magickPolicyDir = "MAGICK_POLICY_DIR"
@@ -54,7 +55,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .cacheRoot, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
              .errorCacheTTL, .sourceHeaders, .magickPolicyDir:

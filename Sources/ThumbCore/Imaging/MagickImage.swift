@@ -4,13 +4,25 @@ import Foundation
 /// Owns one MagickWand. Not Sendable: a wand is used by one thread from read to encode.
 /// Every failing call turns into a ThumbError carrying ImageMagick's own message.
 final class MagickImage {
-    private(set) var wand: OpaquePointer
+    private(set) var wand: OpaquePointer {
+        didSet { watch(deadline) }
+    }
+    /// Kept alive here: ImageMagick holds only an unretained pointer to it.
+    private var deadline: RenderDeadline?
 
     init() {
         wand = NewMagickWand()
     }
 
     deinit { DestroyMagickWand(wand) }
+
+    /// Makes every ImageMagick operation on this wand (from the read on) fail once `deadline`
+    /// has passed; a wand taken over from an operation (coalesce, first frame) is watched too.
+    func watch(_ deadline: RenderDeadline?) {
+        self.deadline = deadline
+        guard let deadline else { return }
+        MagickSetProgressMonitor(wand, renderProgressMonitor, Unmanaged.passUnretained(deadline).toOpaque())
+    }
 
     var width: Int { MagickGetImageWidth(wand) }
     var height: Int { MagickGetImageHeight(wand) }

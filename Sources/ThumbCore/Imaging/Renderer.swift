@@ -15,6 +15,8 @@ public struct Renderer: Sendable {
         public var maxAnimationFrames = 1
         /// The image `watermark` draws (imgproxy's WATERMARK_PATH); nil: `wm` does nothing.
         public var watermark: [UInt8]?
+        /// Seconds a render may take (decode to encode); past it, 422 and the key is free again.
+        public var maxRenderSeconds = 10.0
 
         public init() {}
     }
@@ -54,6 +56,17 @@ public struct Renderer: Sendable {
     }
 
     public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
+        let deadline = RenderDeadline(seconds: configuration.maxRenderSeconds)
+        do throws(ThumbError) {
+            return try render(source, sourceFormat: sourceFormat, options: options, deadline: deadline)
+        } catch {
+            // An operation the monitor stopped fails with ImageMagick's own message; say why.
+            throw deadline.expired ? deadline.error : error
+        }
+    }
+
+    private func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
+                        deadline: RenderDeadline) throws(ThumbError) -> Rendered {
         let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let header = try Self.header(of: source, maxPixels: maxPixels, maxFrames: maxFrames)
@@ -63,6 +76,7 @@ public struct Renderer: Sendable {
         var plan = options.trim == nil ? ResizePlan(sourceWidth: upright.width, sourceHeight: upright.height, options: options) : nil
 
         let image = MagickImage()
+        image.watch(deadline)
         if configuration.shrinkOnLoad, sourceFormat == .jpeg, let plan,
            let hint = Self.shrinkOnLoadHint(plan: plan, source: upright) {
             image.setOption("jpeg:size", header.transposed ? "\(hint.height)x\(hint.width)" : "\(hint.width)x\(hint.height)")
@@ -75,6 +89,7 @@ public struct Renderer: Sendable {
         }
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
+                if deadline.isPast { throw deadline.error }
                 try step.apply(to: image, options: options)
             }
         }
@@ -88,6 +103,7 @@ public struct Renderer: Sendable {
                                     watermark: configuration.watermark)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.pipeline {
+                if deadline.isPast { throw deadline.error }
                 try step.apply(to: image, in: context)
             }
         }

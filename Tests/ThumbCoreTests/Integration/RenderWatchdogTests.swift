@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// A render that runs past THUMBD_MAX_RENDER_SECONDS is stopped on its own thread, answered 422,
+/// never cached, and its key is free for a later try.
+@Suite(.serialized)
+struct RenderWatchdogTests {
+    @Test func aRenderPastItsLimitIsStoppedAndTheServiceGoesOn() throws {
+        // Given a large photo, a blur that takes ImageMagick many seconds on it, and a limit of half a second
+        let origin = try TestOrigin()
+        origin.serve("/large.jpg", .image(TestImages.jpeg(width: 2400, height: 2400)))
+        let stack = try TestStack(environment: ["THUMBD_MAX_RENDER_SECONDS": "0.5", "THUMBD_MAX_CONCURRENT_RENDERS": "1"])
+        defer { stack.shutdown() }
+        let slow = "/insecure/rs:fit:2400:2400/bl:80/plain/\(origin.url("/large.jpg"))@png"
+
+        // When it is asked for, twice
+        for _ in 0..<2 {
+            let started = Date()
+            let response = try stack.get(slow)
+
+            // Then each is stopped soon after the limit, with a clear error
+            #expect(response.status == 422)
+            #expect(response.text.contains("longer than the limit of 0.5 s"), "\(response.text)")
+            #expect(Date().timeIntervalSince(started) < 5)
+        }
+        // and each was a job of its own (the key was free again), nothing was cached, and the one
+        // render thread is back at work
+        #expect(stack.jobLogLines.count == 2)
+        #expect(stack.cacheFiles().isEmpty)
+        #expect(try stack.get("/insecure/rs:fit:100:100/plain/\(origin.url("/large.jpg"))@png").status == 200)
+    }
+}
