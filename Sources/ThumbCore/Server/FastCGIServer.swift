@@ -6,15 +6,18 @@ import Logging
 import Glibc
 #endif
 
-/// The worker pool: N threads thumbd owns, each blocked in FCGX_Accept_r on one shared socket,
-/// each handling its request from parse to answer. Blocking work (curl, ImageMagick, disk)
-/// therefore never runs on Swift's cooperative pool.
+/// The worker pool: N threads thumbd owns, each blocked in FCGX_Accept_r on one shared socket.
+/// A worker parses its request and answers at once what needs no job; a miss is answered later
+/// by its job, and the worker accepts the next request meanwhile, so however slow an origin is,
+/// workers stay free. Blocking work (curl, ImageMagick, disk) never runs on Swift's cooperative pool.
 public final class FastCGIServer: Sendable {
     private let listenDescriptor: Int32
     private let address: ListenAddress
     private let workerCount: Int
     private let handler: RequestHandler
     private let logger: Logger
+    /// Requests accepted and not yet answered.
+    private let outstanding = DispatchGroup()
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
@@ -51,6 +54,8 @@ public final class FastCGIServer: Sendable {
         }
         logger.info("listening", metadata: ["address": "\(address)", "workers": "\(workerCount)"])
         finished.wait()
+        // Misses accepted before the stop are answered (by their job or their deadline) first.
+        outstanding.wait()
         if case .unix(let path) = address {
             unlink(path)
         }
@@ -63,22 +68,46 @@ public final class FastCGIServer: Sendable {
         shutdown(listenDescriptor, Int32(SHUT_RDWR))
     }
 
+    /// Accepts requests one after another. Each gets a FCGX_Request of its own, because a miss
+    /// is answered later, from the job's completion, while this thread accepts the next one.
     private func serve() {
-        let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
-        defer { request.deallocate() }
-        FCGX_InitRequest(request, listenDescriptor, 0)
-        while FCGX_Accept_r(request) >= 0 {
+        while true {
+            let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
+            FCGX_InitRequest(request, listenDescriptor, 0)
+            guard FCGX_Accept_r(request) >= 0 else {
+                FCGX_Free(request, 1)
+                request.deallocate()
+                return
+            }
             let incoming = IncomingRequest(
                 method: Self.param("REQUEST_METHOD", request) ?? "GET",
                 requestURI: Self.param("REQUEST_URI", request) ?? "",
                 documentURI: Self.param("DOCUMENT_URI", request) ?? "",
                 accept: Self.param("HTTP_ACCEPT", request) ?? ""
             )
-            let response = handler.respond(to: incoming)
-            Self.write(response, to: request.pointee.out)
-            FCGX_Finish_r(request)
+            outstanding.enter()
+            let exchange = Exchange(request)
+            handler.respond(to: incoming) { [outstanding] response in
+                exchange.finish(with: response)
+                outstanding.leave()
+            }
         }
-        FCGX_Free(request, 1)
+    }
+
+    /// One accepted request until its answer is written; then the connection is closed and the
+    /// request freed. Answered exactly once (ReplyOnce), from whichever thread has the answer.
+    private final class Exchange: @unchecked Sendable {
+        private let request: UnsafeMutablePointer<FCGX_Request>
+
+        init(_ request: UnsafeMutablePointer<FCGX_Request>) {
+            self.request = request
+        }
+
+        func finish(with response: OutgoingResponse) {
+            FastCGIServer.write(response, to: request.pointee.out)
+            FCGX_Finish_r(request)
+            request.deallocate()
+        }
     }
 
     private static func param(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> String? {
@@ -86,7 +115,7 @@ public final class FastCGIServer: Sendable {
     }
 
     /// A client that has gone away makes the writes fail with EPIPE; nothing else to do then.
-    private static func write(_ response: OutgoingResponse, to stream: UnsafeMutablePointer<FCGX_Stream>?) {
+    fileprivate static func write(_ response: OutgoingResponse, to stream: UnsafeMutablePointer<FCGX_Stream>?) {
         var head = "Status: \(response.status) \(response.reasonPhrase)\r\n"
         for header in response.headers {
             head += "\(header.name): \(header.value)\r\n"

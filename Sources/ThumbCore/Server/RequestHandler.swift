@@ -1,9 +1,9 @@
 import Foundation
 import Logging
 
-/// One request, start to end, on the worker thread that accepted it: parse and verify, look for
-/// a file a job just finished, then wait (up to the deadline) for the job for the thumbnail's
-/// key, which runs on thumbd's pools.
+/// One request: parse and verify and look for a file a job just finished, on the worker thread
+/// that accepted it; then, for a miss, the job for the thumbnail's key, which runs on thumbd's
+/// pools, answers it when it ends (or the deadline does).
 public struct RequestHandler: Sendable {
     public let parser: RequestPathParser
     public let allowedSources: SourceAllowList
@@ -29,12 +29,52 @@ public struct RequestHandler: Sendable {
     private var store: CacheStore { pipeline.store }
     private var metrics: Metrics { pipeline.metrics }
 
-    public func respond(to incoming: IncomingRequest) -> OutgoingResponse {
+    /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
+    /// error, the metrics) is answered at once on the calling worker thread; a miss hands `reply`
+    /// to the job's completion (or to the deadline, whichever comes first) and returns, so the
+    /// worker goes back to accepting: a slow origin holds continuations, not threads.
+    public func respond(to incoming: IncomingRequest, reply: @escaping @Sendable (OutgoingResponse) -> Void) {
+        let request: ThumbnailRequest
+        switch prepare(incoming) {
+        case .answered(let response):
+            return reply(response)
+        case .miss(let miss):
+            request = miss
+        }
+        let once = ReplyOnce(reply)
+        let handler = self
+        let timer = Task.detached {
+            try await Task.sleep(nanoseconds: UInt64(handler.deadline * 1_000_000_000))
+            handler.metrics.increment(.deadlinesExceeded)
+            Self.replies.async { once.send(.error(.deadlineExceeded)) }
+        }
+        Task.detached {
+            let outcome = await handler.pipeline.thumbnail(for: request, documentURI: incoming.documentURI)
+            timer.cancel()
+            // Linking a second spelling touches the disk and the reply writes to nginx: both
+            // happen off Swift's cooperative pool.
+            Self.replies.async {
+                once.send(handler.answer(outcome, for: request, incoming: incoming))
+            }
+        }
+    }
+
+    /// Where finished jobs' answers are written from: threads of its own, never the
+    /// cooperative pool.
+    private static let replies = DispatchQueue(label: "thumbd-replies", attributes: .concurrent)
+
+    private enum Prepared {
+        case answered(OutgoingResponse)
+        case miss(ThumbnailRequest)
+    }
+
+    /// Parse, verify, look for a stored file: everything short of waiting for a job.
+    private func prepare(_ incoming: IncomingRequest) -> Prepared {
         guard incoming.method == "GET" || incoming.method == "HEAD" else {
-            return .text(405, "method not allowed", headers: [("Allow", "GET, HEAD")])
+            return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]))
         }
         if incoming.documentURI == Self.metricsPath {
-            return .text(200, metricsText())
+            return .answered(.text(200, metricsText()))
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
@@ -53,44 +93,43 @@ public struct RequestHandler: Sendable {
                let bytes = try store.readIfPresent(stored) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
-                return .image(bytes, format: stored.format,
-                              disposition: ContentDisposition.header(for: request, format: stored.format),
-                              varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+                return .answered(.image(bytes, format: stored.format,
+                                        disposition: ContentDisposition.header(for: request, format: stored.format),
+                                        varies: request.variesByAccept, expiresAt: request.options.expiresAt))
             }
-            let thumbnail = try thumbnail(for: request, documentURI: incoming.documentURI)
-            return .image(thumbnail.bytes, format: thumbnail.format,
-                          disposition: ContentDisposition.header(for: request, format: thumbnail.format),
-                          varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+            return .miss(request)
         } catch {
-            switch error {
-            case .internalFailure(let detail):
-                logger.error("internal failure", metadata: ["uri": "\(incoming.requestURI)", "error": "\(detail)"])
-            case .overloaded:
-                metrics.increment(.overloaded)
-                return .error(error, headers: [("Retry-After", "1")])
-            case .deadlineExceeded:
-                metrics.increment(.deadlinesExceeded)
-            default:
-                break
-            }
-            return .error(error)
+            return .answered(errorResponse(error, uri: incoming.requestURI))
         }
     }
 
-    /// Waits for the job; a request whose URL spells the thumbnail differently from the one that
-    /// started the job gets its own path as a link to the same file.
-    private func thumbnail(for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
-        let pipeline = self.pipeline
-        guard let outcome = BlockingBridge.wait(timeout: deadline, for: {
-            await pipeline.thumbnail(for: request, documentURI: documentURI)
-        }) else {
-            throw .deadlineExceeded
+    /// A finished job's answer; a request whose URL spells the thumbnail differently from the
+    /// one that started the job gets its own path as a link to the same file.
+    private func answer(_ outcome: JobOutcome, for request: ThumbnailRequest, incoming: IncomingRequest) -> OutgoingResponse {
+        switch outcome {
+        case .success(let thumbnail):
+            if let stored = thumbnail.stored {
+                aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
+            }
+            return .image(thumbnail.bytes, format: thumbnail.format,
+                          disposition: ContentDisposition.header(for: request, format: thumbnail.format),
+                          varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+        case .failure(let error):
+            return errorResponse(error, uri: incoming.requestURI)
         }
-        let thumbnail = try outcome.get()
-        if let stored = thumbnail.stored {
-            aliasIfSpelledDifferently(documentURI, to: stored, for: request)
+    }
+
+    private func errorResponse(_ error: ThumbError, uri: String) -> OutgoingResponse {
+        switch error {
+        case .internalFailure(let detail):
+            logger.error("internal failure", metadata: ["uri": "\(uri)", "error": "\(detail)"])
+        case .overloaded:
+            metrics.increment(.overloaded)
+            return .error(error, headers: [("Retry-After", "1")])
+        default:
+            break
         }
-        return thumbnail
+        return .error(error)
     }
 
     private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
