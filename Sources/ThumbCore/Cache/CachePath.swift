@@ -9,13 +9,14 @@ import Foundation
 /// `$uri.auto.{ext}`, which nginx offers only to clients whose Accept header picks the same
 /// (`$thumbd_negotiated`). A URI no file system can hold (a component over 255 bytes), or a
 /// thumbnail whose answer needs headers nginx would not send (a download file name), goes to a
-/// hashed name that only thumbd looks up.
+/// hashed name that only thumbd looks up. Every name with `.auto.` varies by Accept.
 public struct CachePath: Sendable, Hashable {
     public enum Naming: Sendable, Hashable {
         /// `$uri` or `$uri.{ext}`: right for every client.
         case shared
-        /// Always `$uri.{ext}`: a URL that names no format while negotiation is on, so that `$uri`,
-        /// which nginx probes first, never exists for it and negotiating clients reach their variant.
+        /// `$uri.auto.none.{ext}`: a URL that names no format while negotiation is on, rendered for
+        /// a client that accepts neither WebP nor AVIF; nginx offers it to such clients only, so a
+        /// negotiating client never gets it and reaches (or makes) its own variant.
         case suffixed
         /// `$uri.auto.{ext}`: for clients that accept the format.
         case negotiated
@@ -36,7 +37,7 @@ public struct CachePath: Sendable, Hashable {
         self.format = format
         let direct = switch naming {
         case .negotiated: documentURI + ".auto." + format.fileExtension
-        case .suffixed: documentURI + "." + format.fileExtension
+        case .suffixed: documentURI + ".auto.none." + format.fileExtension
         case .shared, .thumbdOnly: format.extensions.contains(Self.nginxExtension(of: documentURI))
             ? documentURI
             : documentURI + "." + format.fileExtension
@@ -51,16 +52,13 @@ public struct CachePath: Sendable, Hashable {
         }
     }
 
-    /// Every place a thumbnail for this URI may be, in nginx's probe order: the negotiated
-    /// variant (for a client that negotiated one), then one per format.
+    /// Every place a thumbnail for this URI may be for this client, as nginx would look: a
+    /// negotiating client's variant only, else one per format.
     public static func candidates(documentURI: String, naming: Naming = .shared, negotiated: ImageFormat? = nil) -> [CachePath] {
-        let variant = negotiated.map { [CachePath(documentURI: documentURI, format: $0, naming: .negotiated)] } ?? []
-        let named: Naming = switch naming {
-        case .thumbdOnly: .thumbdOnly
-        case .shared: .shared
-        case .suffixed, .negotiated: .suffixed
+        if naming == .negotiated, let negotiated {
+            return [CachePath(documentURI: documentURI, format: negotiated, naming: .negotiated)]
         }
-        return variant + probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: named) }
+        return probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: naming) }
     }
 
     /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,

@@ -43,6 +43,7 @@ public struct StoredPathIdentity: Sendable {
             return [(path, nil)]
         }
         let stripped = String(path[..<dot])
+        if stripped.hasSuffix(".auto.none") { return [(String(stripped.dropLast(10)), nil)] }
         let negotiated = stripped.hasSuffix(".auto") ? [(String(stripped.dropLast(5)), Optional(format))] : []
         return negotiated + [(path, nil), (stripped, nil)]
     }

@@ -31,14 +31,38 @@ struct NegotiationTests {
             #expect(try ImageProbe(response.body).format == format)
         }
 
-        // Hits: with thumbd gone, nginx gives each client the same format from the cache
+        // Hits: with thumbd gone, nginx gives each client the same format from the cache, and
+        // says each answer varies by Accept, as thumbd did
         stack.stopThumbd()
         for (accept, type, _) in clients {
             let hit = try stack.get(path, headers: ["Accept": accept])
             #expect(hit.status == 200, "\(accept)")
             #expect(hit.headers["content-type"] == type, "\(accept)")
+            #expect(hit.headers["vary"] == "Accept", "\(accept)")
         }
         #expect(origin.requestCount("/photo.jpg") == 1)
+    }
+
+    @Test(arguments: [true, false])
+    func eachClientGetsItsFormatWhoeverAsksFirst(plainClientFirst: Bool) throws {
+        // Given negotiation on, and a URL without a format asked for by a client that accepts
+        // neither WebP nor AVIF and by one that accepts WebP, in either order
+        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"])
+        defer { stack.shutdown() }
+        let path = "/insecure/rs:fit:70:70/plain/\(origin.url("/photo.jpg"))"
+        let plain = ["Accept": "image/jpeg,*/*"]
+        let webp = ["Accept": "image/webp,*/*"]
+        for headers in plainClientFirst ? [plain, webp] : [webp, plain] {
+            #expect(try stack.get(path, headers: headers).status == 200)
+        }
+
+        // Then, from nginx alone, each gets its own format, marked as varying by Accept
+        stack.stopThumbd()
+        let plainHit = try stack.get(path, headers: plain)
+        let webpHit = try stack.get(path, headers: webp)
+        #expect(plainHit.headers["content-type"] == "image/jpeg")
+        #expect(webpHit.headers["content-type"] == "image/webp")
+        #expect(plainHit.headers["vary"] == "Accept" && webpHit.headers["vary"] == "Accept")
     }
 
     @Test func aClientThatAcceptsNeitherNeverGetsAVariant() throws {

@@ -94,6 +94,16 @@ struct CachePathTests {
         #expect(CachePath.candidates(documentURI: Self.longURI).allSatisfy { !$0.isServedByNginx })
     }
 
+    @Test func aNegotiableURLsRenditionsAllVaryAndNoneIsAnotherClientsFallback() {
+        // The rendition for clients that accept neither WebP nor AVIF, and a negotiated variant
+        #expect(CachePath(documentURI: "/x/a", format: .png, naming: .suffixed).relative == "/x/a.auto.none.png")
+        #expect(CachePath(documentURI: "/x/a", format: .webp, naming: .negotiated).relative == "/x/a.auto.webp")
+        // A negotiating client is offered its variant only, never the plain rendition
+        #expect(CachePath.candidates(documentURI: "/x/a", naming: .negotiated, negotiated: .webp).map(\.relative)
+            == ["/x/a.auto.webp"])
+        #expect(CachePath.candidates(documentURI: "/x/a", naming: .suffixed).map(\.relative).first == "/x/a.auto.none.jpg")
+    }
+
     @Test func probeOrderAgreesWithNginxTryFiles() throws {
         // nginx/thumbd.conf: try_files $uri $uri.jpg $uri.png ... @thumbd
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
