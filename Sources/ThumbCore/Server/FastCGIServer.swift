@@ -2,6 +2,7 @@ import CFastCGI
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,11 +19,14 @@ public final class FastCGIServer: Sendable {
     private let logger: Logger
     /// Requests accepted and not yet answered.
     private let outstanding = DispatchGroup()
+    private let stopping = Atomic(false)
+    private let acceptFailures = FailureStreak()
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
     public init(address: ListenAddress, workers: Int, handler: RequestHandler, logger: Logger) throws(ThumbError) {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
+        Self.raiseDescriptorLimit()
         if case .unix(let path) = address {
             unlink(path)  // a stale socket from a crashed run would make the bind fail
         }
@@ -37,6 +41,15 @@ public final class FastCGIServer: Sendable {
         workerCount = workers
         self.handler = handler
         self.logger = logger
+    }
+
+    /// Each miss waiting for its job holds nginx's connection open, so thumbd may hold many more
+    /// descriptors than workers: the soft limit goes up to the hard one.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Runs the pool until `stop` is called and every worker has finished its request.
@@ -64,6 +77,7 @@ public final class FastCGIServer: Sendable {
 
     /// Wakes every worker out of accept; requests under way are finished first.
     public func stop() {
+        stopping.store(true, ordering: .relaxed)
         FCGX_ShutdownPending()
         shutdown(listenDescriptor, Int32(SHUT_RDWR))
     }
@@ -77,8 +91,16 @@ public final class FastCGIServer: Sendable {
             guard FCGX_Accept_r(request) >= 0 else {
                 FCGX_Free(request, 1)
                 request.deallocate()
-                return
+                if stopping.load(ordering: .relaxed) { return }
+                // Out of descriptors (EMFILE) or memory: transient, since answers keep closing
+                // connections. The worker waits a moment and accepts again; it never retires.
+                if acceptFailures.begin() {
+                    logger.warning("accept failed; retrying", metadata: ["error": "\(String(cString: strerror(errno)))"])
+                }
+                usleep(100_000)
+                continue
             }
+            if acceptFailures.end() { logger.notice("accepting again") }
             let incoming = IncomingRequest(
                 method: Self.param("REQUEST_METHOD", request) ?? "GET",
                 requestURI: Self.param("REQUEST_URI", request) ?? "",
