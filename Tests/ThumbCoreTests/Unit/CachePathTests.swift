@@ -104,12 +104,20 @@ struct CachePathTests {
         #expect(CachePath.candidates(documentURI: "/x/a", naming: .suffixed).map(\.relative).first == "/x/a.auto.none.jpg")
     }
 
+    @Test(arguments: [("webp", ".webp"), ("png", ".png"), ("gif", ".gif"), ("avif", ".avif"), ("jpg", ".jpg"), ("jpeg", ".jpg")])
+    func aPlainURLWithAFormatIsWhereNginxLooksFirst(format: String, suffix: String) throws {
+        // nginx/thumbd.conf's $thumbd_named: `...@webp` is probed first at $uri.webp
+        let uri = "/sig/rs:fill:10:10/plain/http://h/a.jpg@\(format)"
+        let path = CachePath(documentURI: uri, format: try #require(ImageFormat(extension: format)))
+        #expect(path.relative == uri + suffix)
+    }
+
     @Test func probeOrderAgreesWithNginxTryFiles() throws {
         // nginx/thumbd.conf: try_files $uri $uri.jpg $uri.png ... @thumbd
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let conf = try String(contentsOf: repository.appendingPathComponent("nginx/thumbd.conf"), encoding: .utf8)
-        let tryFiles = try #require(conf.split(separator: "\n").first { $0.contains("try_files $uri ") })
+        let tryFiles = try #require(conf.split(separator: "\n").first { $0.contains("try_files $uri") })
 
         let probed = tryFiles.split(separator: " ").filter { $0.hasPrefix("$uri.") }.map { $0.dropFirst(5) }
 
