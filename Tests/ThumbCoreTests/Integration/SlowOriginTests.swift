@@ -44,38 +44,4 @@ struct SlowOriginTests {
         #expect(statuses.filter { $0 == 200 }.count == 12, "\(statuses)")
         #expect(statuses.filter { $0 == 503 }.count == 4, "\(statuses)")
     }
-
-    @Test func runningOutOfDescriptorsRetiresNoWorker() throws {
-        // Given thumbd with 2 workers and room for few descriptors, and an origin that answers after 1 s
-        let slow = try TestOrigin()
-        let photo = TestImages.jpeg(width: 120, height: 80)
-        for number in 0..<48 { slow.serve("/\(number).jpg", .image(photo, delay: 1)) }
-        slow.serve("/fast.jpg", .image(photo))
-        let stack = try TestStack(environment: ["THUMBD_WORKERS": "2", "THUMBD_REQUESTS_QUEUE_SIZE": "100",
-                                                "THUMBD_MAX_CONCURRENT_FETCHES_PER_HOST": "64"])
-        defer { stack.shutdown() }
-        let limit = Process()
-        limit.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        limit.arguments = ["--pid", "\(stack.thumbdPIDs[0])", "--nofile=64:64"]
-        try limit.run()
-        limit.waitUntilExit()
-        try #require(limit.terminationStatus == 0)
-
-        // When more requests wait at once than it has descriptors for
-        let waiting = (0..<48).map { number in
-            Thread.runDetached { [port = stack.port] in
-                (try? HTTPClient.get(port: port, path: "/insecure/w:30/plain/\(slow.url("/\(number).jpg"))@png"))?.status ?? 0
-            }
-        }
-        let statuses = waiting.map { $0.value() }
-
-        // Then it did run out, yet it is still there, every worker still accepts, and the next
-        // thumbnail is made
-        #expect(stack.thumbdLog.contains("accept failed; retrying"))
-        #expect(stack.thumbdIsRunning)
-        #expect(statuses.contains(200), "\(statuses)")
-        for width in 0..<4 {
-            #expect(try stack.get("/insecure/w:\(40 + width)/plain/\(slow.url("/fast.jpg"))@png").status == 200)
-        }
-    }
 }

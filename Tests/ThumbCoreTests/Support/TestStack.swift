@@ -126,8 +126,6 @@ final class TestStack: @unchecked Sendable {
         thumbd.waitUntilExit()
     }
 
-    var thumbdPIDs: [Int32] { thumbds.compactMap { $0?.processIdentifier } }
-
     /// Sends `signal` to every thumbd, and returns at once.
     func signalThumbd(_ signal: Int32) {
         for case let thumbd? in thumbds where thumbd.isRunning { kill(thumbd.processIdentifier, signal) }
