@@ -102,7 +102,7 @@ extension CacheIndex {
             cursor += 1
             var entry = mapping.entry(slot)
             guard entry.state == .used, mapping.slotIsIntact(slot), let path = mapping.path(of: entry),
-                  select(IndexEntryView(entry, path: path, slot: slot)) else { continue }
+                  select(IndexEntryView(entry, path: path)) else { continue }
             entry.state = .evicting
             entry.ownerPID = pid
             mapping.write(entry, at: slot)

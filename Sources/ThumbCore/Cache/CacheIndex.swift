@@ -247,7 +247,7 @@ public final class CacheIndex: @unchecked Sendable {
             hitsReported: mapping.loadRelaxed(H.hitsReported), hitsSince: mapping.loadRelaxed(H.hitsSince),
             keysEvicted: mapping.loadRelaxed(H.keysEvicted), bytesEvicted: mapping.loadRelaxed(H.bytesEvicted),
             maxBytes: mapping.load(H.maxBytes), maxEntries: mapping.count(H.maxEntries),
-            purgeGeneration: mapping.load(H.purgeGeneration), fileSize: mapping.layout.fileSize
+            fileSize: mapping.layout.fileSize
         )
     }
 
@@ -266,7 +266,6 @@ public final class CacheIndex: @unchecked Sendable {
         public let bytesEvicted: UInt64
         public let maxBytes: UInt64
         public let maxEntries: Int
-        public let purgeGeneration: UInt64
         public let fileSize: Int
     }
 
@@ -277,7 +276,7 @@ public final class CacheIndex: @unchecked Sendable {
             for slot in 0..<mapping.layout.capacity {
                 let entry = mapping.entry(slot)
                 guard entry.state != .free, let path = mapping.path(of: entry) else { continue }
-                views.append(IndexEntryView(entry, path: path, slot: slot))
+                views.append(IndexEntryView(entry, path: path))
             }
             return views
         }
@@ -412,10 +411,8 @@ public struct IndexEntryView: Sendable {
     public let lastUsed: UInt64
     public let isLink: Bool
     public let isSettled: Bool
-    let slot: Int
-    let pathHash: UInt64
 
-    init(_ entry: IndexEntry, path: String, slot: Int = -1) {
+    init(_ entry: IndexEntry, path: String) {
         self.path = path
         keyHash = entry.keyHash
         sourceHash = entry.sourceHash
@@ -424,9 +421,5 @@ public struct IndexEntryView: Sendable {
         lastUsed = entry.lastUsed
         isLink = entry.isLink
         isSettled = entry.state == .used
-        self.slot = slot
-        pathHash = entry.pathHash
     }
-
-    public static func hash(_ text: String) -> UInt64 { FNV1a.hash64(text) }
 }
