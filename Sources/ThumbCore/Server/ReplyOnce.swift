@@ -8,11 +8,14 @@ final class ReplyOnce: Sendable {
         self.reply = Mutex(reply)
     }
 
-    func send(_ response: OutgoingResponse) {
+    /// False when the other one was first and this answer went nowhere.
+    @discardableResult
+    func send(_ response: OutgoingResponse) -> Bool {
         let pending = reply.withLock { reply in
             defer { reply = nil }
             return reply
         }
         pending?(response)
+        return pending != nil
     }
 }

@@ -45,8 +45,10 @@ public struct RequestHandler: Sendable {
         let handler = self
         let timer = Task.detached {
             try await Task.sleep(nanoseconds: UInt64(handler.deadline * 1_000_000_000))
-            handler.metrics.increment(.deadlinesExceeded)
-            Self.replies.async { once.send(.error(.deadlineExceeded)) }
+            Self.replies.async {
+                // A job that ended in the same instant answered already: not a 504.
+                if once.send(.error(.deadlineExceeded)) { handler.metrics.increment(.deadlinesExceeded) }
+            }
         }
         Task.detached {
             let outcome = await handler.pipeline.thumbnail(for: request, documentURI: incoming.documentURI)
@@ -93,9 +95,7 @@ public struct RequestHandler: Sendable {
                let bytes = try store.readIfPresent(stored) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
-                return .answered(.image(bytes, format: stored.format,
-                                        disposition: ContentDisposition.header(for: request, format: stored.format),
-                                        varies: request.variesByAccept, expiresAt: request.options.expiresAt))
+                return .answered(image(bytes, format: stored.format, for: request))
             }
             return .miss(request)
         } catch {
@@ -111,12 +111,16 @@ public struct RequestHandler: Sendable {
             if let stored = thumbnail.stored {
                 aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
             }
-            return .image(thumbnail.bytes, format: thumbnail.format,
-                          disposition: ContentDisposition.header(for: request, format: thumbnail.format),
-                          varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+            return image(thumbnail.bytes, format: thumbnail.format, for: request)
         case .failure(let error):
             return errorResponse(error, uri: incoming.requestURI)
         }
+    }
+
+    /// A thumbnail's answer, stored or just made, with the headers its request calls for.
+    private func image(_ bytes: [UInt8], format: ImageFormat, for request: ThumbnailRequest) -> OutgoingResponse {
+        .image(bytes, format: format, disposition: ContentDisposition.header(for: request, format: format),
+               varies: request.variesByAccept, expiresAt: request.options.expiresAt)
     }
 
     private func errorResponse(_ error: ThumbError, uri: String) -> OutgoingResponse {
