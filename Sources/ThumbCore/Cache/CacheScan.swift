@@ -29,7 +29,7 @@ public struct CacheScan: Sendable {
     @discardableResult
     public func run(fill: Bool) throws(ThumbError) -> Outcome {
         let started = DispatchTime.now()
-        let startedAt = time(nil)
+        _ = Self.processStartedAt  // set by the first scan, which runs at start
         if fill { try index.setScanning(true) }
         var outcome = Outcome()
         var batch: [CacheIndex.Record] = []
@@ -38,7 +38,7 @@ public struct CacheScan: Sendable {
         DirectoryWalk.files(under: index.root) { path, info in
             let name = path[path.index(after: path.lastIndex(of: "/")!)...]
             if let writer = FileSystem.tempWriter(name) {
-                if Self.isLeftOver(writer: writer, modified: info.st_mtim.tv_sec, startedAt: startedAt), unlink(index.root + path) == 0 {
+                if Self.isLeftOver(writer: writer, modified: info.st_mtim.tv_sec), unlink(index.root + path) == 0 {
                     outcome.tempFilesRemoved += 1
                 }
                 return
@@ -70,10 +70,14 @@ public struct CacheScan: Sendable {
         return outcome
     }
 
+    /// When this process began, as near as matters: the first scan runs at start. A later scan
+    /// (after a rebuild) must not take this process's own files being written for an earlier one's.
+    private static let processStartedAt = time(nil)
+
     /// A temp file whose writer is gone, or that an earlier process with this process's pid left
     /// (a container's thumbd often has the same pid every time).
-    static func isLeftOver(writer: Int32, modified: Int, startedAt: Int) -> Bool {
-        writer == getpid() ? modified < startedAt - 1 : !CacheIndex.isAlive(UInt32(bitPattern: writer))
+    static func isLeftOver(writer: Int32, modified: Int) -> Bool {
+        writer == getpid() ? modified < processStartedAt - 1 : !CacheIndex.isAlive(UInt32(bitPattern: writer))
     }
 
     /// Entries for files found on disk: their key and source read back from the path, and hard
