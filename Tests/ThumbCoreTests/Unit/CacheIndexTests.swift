@@ -134,10 +134,10 @@ struct CacheIndexTests {
 
         // Then nothing trapped, and a process starting now, with a scan and a repair, agrees with the disk
         let reopened = try cache.index(maxEntries: 200)
-        try CacheScan(index: reopened, identity: StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)),
+        try CacheScan(index: reopened, identity: TestCache.identity,
                       logger: .init(label: "test")).run(fill: true)
         let verifier = CacheVerifier(index: reopened)
-        try verifier.repair(try verifier.verify(), identity: StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)))
+        try verifier.repair(try verifier.verify(), identity: TestCache.identity)
         #expect(try verifier.verify().isConsistent)
     }
 
@@ -207,6 +207,9 @@ final class TestCache: @unchecked Sendable {
         directory = try TestDirectory()
         try FileManager.default.createDirectory(atPath: directory.path + "/cache", withIntermediateDirectories: true)
     }
+
+    /// Reads stored paths back as an insecure (unsigned) thumbd would.
+    static let identity = StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil))
 
     func index(maxEntries: Int = 1000) throws -> CacheIndex {
         try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)

@@ -46,7 +46,7 @@ struct CacheUpkeepTests {
         let index = try cache.index()
 
         // When it runs
-        let outcome = try CacheScan(index: index, identity: identity(), logger: Logger(label: "test")).run(fill: true)
+        let outcome = try CacheScan(index: index, identity: TestCache.identity, logger: Logger(label: "test")).run(fill: true)
 
         // Then every thumbnail is counted once, the link with the file it shares, the dead
         // writer's temp file is gone and the live one's kept
@@ -66,7 +66,7 @@ struct CacheUpkeepTests {
         let index = try cache.index(maxEntries: 16)
         var settings = CacheSettings()
         settings.maxEntries = 16
-        let scan = CacheScan(index: index, identity: identity(), logger: Logger(label: "test"))
+        let scan = CacheScan(index: index, identity: TestCache.identity, logger: Logger(label: "test"))
         let evictor = Evictor(index: index, settings: settings, logger: Logger(label: "test"))
 
         // When scans that find it full alternate with eviction, as the upkeep rounds do
@@ -92,7 +92,7 @@ struct CacheUpkeepTests {
         let stored = CachePath(documentURI: "/insecure/rs:fill:30:20/plain/http://h/a.jpg", format: .webp, naming: request.naming)
 
         // When its path, as the file system spells it, is read back
-        let identified = try #require(identity().identify(CacheIndex.normalized(stored.relative)))
+        let identified = try #require(TestCache.identity.identify(CacheIndex.normalized(stored.relative)))
 
         // Then it names the same key and source
         #expect(identified.keyHash == CacheIndex.keyHash(request.key))
@@ -121,14 +121,10 @@ struct CacheUpkeepTests {
         #expect(report.sizeMismatches.map(\.path) == ["/grown.jpg"])
         #expect(report.tempFiles.count == 1)
         #expect(!report.isConsistent)
-        try verifier.repair(report, identity: identity())
+        try verifier.repair(report, identity: TestCache.identity)
         let after = try verifier.verify()
         #expect(after.isConsistent)
         #expect(index.usage.bytes == 320 && after.diskBytes == 320)
-    }
-
-    private func identity() -> StoredPathIdentity {
-        StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil))
     }
 
     private func append(_ text: String, to path: String) throws {
