@@ -168,6 +168,24 @@ struct SharedCacheTests {
         #expect(try stack.cacheCommand(["verify"]).status == 0)
     }
 
+    @Test func aPurgedHitKeptOpenByNginxIsMissedAfterOpenFileCacheValid() throws {
+        let stack = try TestStack()
+        defer { stack.shutdown() }
+        // Given a thumbnail served often enough that every nginx worker holds it open
+        let path = "/insecure/rs:fit:90:90/plain/\(origin.url("/photo.jpg"))@png"
+        for _ in 0..<20 { #expect(try stack.get(path).status == 200) }
+        let jobs = stack.jobLogLines.count
+
+        // When it is purged, and open_file_cache_valid (1 s) has passed
+        #expect(try stack.cacheCommand(["purge", "--url", path]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+
+        // Then nginx no longer serves its open descriptor: every request after is thumbd's
+        // one new render, then the new file
+        for _ in 0..<10 { #expect(try stack.get(path).status == 200) }
+        #expect(stack.jobLogLines.count == jobs + 1)
+    }
+
     @Test func aFullDiskStillAnswersAndStoresAgainOnceThereIsRoom() throws {
         let stack = try TestStack()
         defer { stack.shutdown() }
