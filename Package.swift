@@ -18,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CMagickWand", pkgConfig: "MagickWand", providers: [.apt(["libmagickwand-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
         .target(
             name: "ThumbCore",
@@ -30,7 +31,7 @@ let package = Package(
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "ThumbCore",
+                "ThumbCore", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

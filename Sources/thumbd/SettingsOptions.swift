@@ -98,6 +98,8 @@ struct SettingsOptions: ParsableArguments {
 
     @Option(help: "Bytes of recently fetched originals kept in memory. [THUMBD_SOURCE_MEMORY_CACHE_SIZE, default 67108864]")
     var sourceMemoryCacheSize: String?
+    @Option(help: "Seconds a fetched original stays in memory. [THUMBD_SOURCE_MEMORY_CACHE_SECONDS, default 10]")
+    var sourceMemoryCacheSeconds: String?
 
     @Option(help: "Seconds a missing or refused source is remembered. [THUMBD_NOT_FOUND_CACHE_TTL, default 30]")
     var notFoundCacheTtl: String?
@@ -173,7 +175,8 @@ struct SettingsOptions: ParsableArguments {
             .localFileSystemRoot: localFilesystemRoot, .firstByteTimeout: firstByteTimeout, .timeout: timeout,
             .requestsQueueSize: requestsQueueSize, .maxConcurrentFetches: maxConcurrentFetches,
             .maxConcurrentFetchesPerHost: maxConcurrentFetchesPerHost, .maxConcurrentRenders: maxConcurrentRenders,
-            .sourceMemoryCacheSize: sourceMemoryCacheSize, .notFoundCacheTTL: notFoundCacheTtl,
+            .sourceMemoryCacheSize: sourceMemoryCacheSize,
+            .sourceMemoryCacheSeconds: sourceMemoryCacheSeconds, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
             .maxAnimationFrames: maxAnimationFrames, .maxRenderSeconds: maxRenderSeconds, .autoWebp: autoWebp, .autoAvif: autoAvif,
             .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath,

@@ -1,19 +1,28 @@
 import Foundation
 
 /// Originals fetched a moment ago, kept in memory up to a byte budget (least recently used out
-/// first), so a page asking for several sizes of one photo fetches it once. A purge of the cache
-/// (`thumbd cache purge`, another process) empties it, so a purged source is fetched again.
+/// first) and for a few seconds, so a page asking for several sizes of one photo fetches it
+/// once, and an idle thumbd holds no originals. A purge of the cache (`thumbd cache purge`,
+/// another process) empties it, so a purged source is fetched again.
 public actor RecentSources {
-    private var entries: [String: FetchedSource] = [:]
+    private struct Kept {
+        let source: FetchedSource
+        let at: ContinuousClock.Instant
+    }
+
+    private var entries: [String: Kept] = [:]
     private var order: [String] = []
     private var bytes = 0
     private let byteLimit: Int
+    private let lifetime: Duration
     private let purges: @Sendable () -> UInt64
     private var purgesSeen: UInt64 = 0
 
+    /// - Parameter lifetime: how long an original is kept after its fetch.
     /// - Parameter purges: how many purges the cache has seen.
-    public init(byteLimit: Int, purges: @escaping @Sendable () -> UInt64 = { 0 }) {
+    public init(byteLimit: Int, lifetime: Duration = .seconds(10), purges: @escaping @Sendable () -> UInt64 = { 0 }) {
         self.byteLimit = byteLimit
+        self.lifetime = lifetime
         self.purges = purges
     }
 
@@ -25,21 +34,43 @@ public actor RecentSources {
             order = []
             bytes = 0
         }
-        guard let source = entries[url] else { return nil }
+        guard let kept = entries[url], ContinuousClock.now - kept.at < lifetime else { return nil }
         order.removeAll { $0 == url }
         order.append(url)
-        return source
+        return kept.source
     }
 
     public func keep(_ source: FetchedSource, for url: String) {
         guard source.bytes.count <= byteLimit / 4, entries[url] == nil else { return }
-        entries[url] = source
+        entries[url] = Kept(source: source, at: .now)
         order.append(url)
         bytes += source.bytes.count
         while bytes > byteLimit, let oldest = order.first {
-            order.removeFirst()
-            bytes -= entries.removeValue(forKey: oldest)?.bytes.count ?? 0
+            remove(oldest)
         }
+    }
+
+    /// Lets go of every original kept longer than the lifetime; what thumbd holds when idle.
+    public func dropExpired() {
+        let now = ContinuousClock.now
+        for (url, kept) in entries where now - kept.at >= lifetime {
+            remove(url)
+        }
+    }
+
+    /// Drops expired originals every half lifetime, until the task is cancelled.
+    public func expireForever() async {
+        while (try? await Task.sleep(for: lifetime / 2)) != nil {
+            dropExpired()
+        }
+    }
+
+    /// Originals held now, in bytes.
+    public var heldBytes: Int { bytes }
+
+    private func remove(_ url: String) {
+        order.removeAll { $0 == url }
+        bytes -= entries.removeValue(forKey: url)?.source.bytes.count ?? 0
     }
 }
 

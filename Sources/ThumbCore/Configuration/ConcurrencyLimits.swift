@@ -12,6 +12,9 @@ public struct ConcurrencyLimits: Sendable {
     public var requestTimeout = 20.0
     /// Recently fetched originals kept in memory, in bytes.
     public var sourceMemoryBytes = 64 * 1024 * 1024
+    /// Seconds an original stays in memory after its fetch: enough for a page's sizes of one
+    /// photo, short enough that an idle thumbd holds none.
+    public var sourceMemorySeconds = 10.0
     /// Seconds failed sources are remembered.
     public var failureLifetimes = FailureMemory.Lifetimes()
 

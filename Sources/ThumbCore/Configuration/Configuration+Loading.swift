@@ -59,6 +59,7 @@ extension Configuration {
         reader.read(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = try integer($0, in: 1...1024) }
         reader.read(.maxConcurrentRenders) { configuration.limits.renders = try integer($0, in: 1...1024) }
         reader.read(.sourceMemoryCacheSize) { configuration.limits.sourceMemoryBytes = try integer($0, in: 0...(1 << 36)) }
+        reader.read(.sourceMemoryCacheSeconds) { configuration.limits.sourceMemorySeconds = try decimal($0, in: 0.1...3_600) }
         reader.read(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = try decimal($0, in: 0...86_400) }
         reader.read(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = try decimal($0, in: 0...86_400) }
         reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }

@@ -31,6 +31,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case maxConcurrentFetchesPerHost = "MAX_CONCURRENT_FETCHES_PER_HOST"
     case maxConcurrentRenders = "MAX_CONCURRENT_RENDERS"
     case sourceMemoryCacheSize = "SOURCE_MEMORY_CACHE_SIZE"
+    case sourceMemoryCacheSeconds = "SOURCE_MEMORY_CACHE_SECONDS"
     case notFoundCacheTTL = "NOT_FOUND_CACHE_TTL"
     case errorCacheTTL = "ERROR_CACHE_TTL"
     case sourceHeaders = "SOURCE_HEADERS"
@@ -57,7 +58,8 @@ public enum Setting: String, CaseIterable, Sendable {
         switch self {
         case .listen, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
-             .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .notFoundCacheTTL,
+             .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
+             .notFoundCacheTTL,
              .errorCacheTTL, .sourceHeaders, .magickPolicyDir:
             true
         default:

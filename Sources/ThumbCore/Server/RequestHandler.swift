@@ -150,13 +150,16 @@ public struct RequestHandler: Sendable {
         let thumbnails = pipeline.coalescer
         let sources = pipeline.sources.coalescer
         let hosts = pipeline.sources.hosts
+        let recent = pipeline.sources.recent
         let coalescing = BlockingBridge.wait(timeout: 5) {
             (await thumbnails.jobsStarted, await thumbnails.requestsJoined,
-             await sources.jobsStarted, await sources.requestsJoined, await hosts.waitingCount)
+             await sources.jobsStarted, await sources.requestsJoined, await hosts.waitingCount,
+             await recent.heldBytes)
         }
         var lines = Metrics.Counter.allCases.map { "thumbd_\($0.rawValue)_total \(metrics.value($0))" }
-        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost) = coalescing {
+        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost, heldSourceBytes) = coalescing {
             lines += [
+                "thumbd_source_memory_bytes \(heldSourceBytes)",
                 "thumbd_fetches_waiting_for_host \(waitingForHost)",
                 "thumbd_thumbnail_jobs_total \(jobs)",
                 "thumbd_thumbnail_requests_joined_total \(joined)",

@@ -62,6 +62,20 @@ struct OriginTests {
         #expect(try stack.metrics()["thumbd_source_memory_hits_total"] == 1)
     }
 
+    @Test func anOriginalIsLetGoOfAfterItsSecondsInMemory() throws {
+        let stack = try TestStack(environment: ["THUMBD_SOURCE_MEMORY_CACHE_SECONDS": "1"])
+        let photo = origin.url("/photo.jpg")
+        #expect(try stack.get("/insecure/w:100/plain/\(photo)@png").status == 200)
+        let held = try #require(try stack.metrics()["thumbd_source_memory_bytes"])
+        #expect(held >= 1000)  // the JPEG, at least
+
+        // An idle thumbd holds no originals once their second is over
+        #expect(try stack.eventually { try stack.metrics()["thumbd_source_memory_bytes"] == 0 })
+        #expect(try stack.get("/insecure/w:120/plain/\(photo)@png").status == 200)
+        #expect(origin.requestCount("/photo.jpg") == 2)
+        #expect(try stack.metrics()["thumbd_source_memory_hits_total"] == 0)
+    }
+
     @Test func beyondTheQueueRequestsAreRefusedAtOnceWithRetryAfter() throws {
         // Given one fetch at a time from a host, and room for one more to wait
         let stack = try TestStack(environment: [
