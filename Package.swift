@@ -18,12 +18,13 @@ let package = Package(
         .systemLibrary(name: "CMagickWand", pkgConfig: "MagickWand", providers: [.apt(["libmagickwand-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
         .target(
             name: "ThumbCore",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CSharedMemory",
+                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CSharedMemory", "CWebP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

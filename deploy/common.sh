@@ -1,7 +1,7 @@
 # Shared by deploy/run and deploy/test: the Debian packages thumbd needs, and the toolchain.
 # Sourced, not run.
 
-THUMBD_PACKAGES=(libfcgi-dev libmagickwand-dev libcurl4-openssl-dev liblcms2-dev nginx imagemagick)
+THUMBD_PACKAGES=(libfcgi-dev libmagickwand-dev libcurl4-openssl-dev liblcms2-dev libwebp-dev nginx imagemagick)
 
 # Installs whatever of THUMBD_PACKAGES is missing (apt-get update first, once).
 ensure_packages() {

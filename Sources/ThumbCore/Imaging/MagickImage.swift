@@ -250,7 +250,7 @@ final class MagickImage {
         return Array(UnsafeBufferPointer(start: blob, count: length))
     }
 
-    private func check(_ result: MagickBooleanType, or error: (String) -> ThumbError) throws(ThumbError) {
+    func check(_ result: MagickBooleanType, or error: (String) -> ThumbError) throws(ThumbError) {
         guard result == MagickTrue else { throw failure(error) }
     }
 

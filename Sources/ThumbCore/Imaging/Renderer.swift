@@ -69,7 +69,7 @@ public struct Renderer: Sendable {
                         deadline: RenderDeadline) throws(ThumbError) -> Rendered {
         let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
-        let header = try Self.header(of: source, maxPixels: maxPixels, maxFrames: maxFrames)
+        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels, maxFrames: maxFrames)
         let upright = Self.uprightSize(header, options: options)
         let format = options.format ?? sourceFormat.defaultOutput
         // Trimming changes the size the geometry starts from, so its plan waits for the pixels.
@@ -77,11 +77,18 @@ public struct Renderer: Sendable {
 
         let image = MagickImage()
         image.watch(deadline)
-        if configuration.shrinkOnLoad, sourceFormat == .jpeg, let plan,
-           let hint = Self.shrinkOnLoadHint(plan: plan, source: upright) {
-            image.setOption("jpeg:size", header.transposed ? "\(hint.height)x\(hint.width)" : "\(hint.width)x\(hint.height)")
+        var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
+        if header.transposed { hint = hint.map { ($0.height, $0.width) } }
+        if sourceFormat == .jpeg, let hint {
+            image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
         }
-        try image.read(source)
+        var decodedSmall = false
+        if sourceFormat == .webp, let hint {
+            decodedSmall = try image.readWebP(source, scaledFor: hint)
+        }
+        if !decodedSmall {
+            try image.read(source)
+        }
         if header.frames > 1 && maxFrames > 1 && format.supportsAnimation {
             try image.coalesce()
         } else {
@@ -121,10 +128,17 @@ public struct Renderer: Sendable {
 
     /// Reads only the headers, and refuses a pixel flood or too long an animation before a
     /// single pixel is decoded. An animation's budget is its pixels over all frames.
-    static func header(of source: [UInt8], maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
-        let header = MagickImage()
-        try header.ping(source)
-        let (width, height, frames) = (header.width, header.height, max(1, header.frameCount))
+    static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
+        let (width, height, frames, orientation): (Int, Int, Int, OrientationType)
+        if format == .webp {
+            // ImageMagick reads no orientation from a WebP either.
+            let header = try WebPHeader(source)
+            (width, height, frames, orientation) = (header.width, header.height, max(1, header.frames), UndefinedOrientation)
+        } else {
+            let header = MagickImage()
+            try header.ping(source)
+            (width, height, frames, orientation) = (header.width, header.height, max(1, header.frameCount), header.orientation)
+        }
         guard width > 0, height > 0 else { throw .unprocessable("image has no pixels") }
         if maxFrames > 1, frames > maxFrames {
             throw .unprocessable("animation has \(frames) frames, over the limit of \(maxFrames)")
@@ -133,8 +147,7 @@ public struct Renderer: Sendable {
         guard width * height * decoded <= maxPixels else {
             throw .unprocessable("image is \(width)x\(height)\(decoded > 1 ? " x \(decoded) frames" : ""), over the limit of \(maxPixels) pixels")
         }
-        MagickSetFirstIterator(header.wand)
-        return Header(width: width, height: height, frames: frames, transposed: isTransposed(header.orientation))
+        return Header(width: width, height: height, frames: frames, transposed: isTransposed(orientation))
     }
 
     /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.

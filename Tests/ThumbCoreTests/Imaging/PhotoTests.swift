@@ -3,11 +3,13 @@ import Testing
 @testable import ThumbCore
 
 /// Real photographs from the project's corpus (deploy/test fetches them into THUMBD_TEST_PHOTOS):
-/// the thumbnail has the planned size, and decoding scaled by the DCT gives the same picture as a
-/// full decode, within a tolerance.
+/// the thumbnail has the planned size, and decoding at a reduced size (libjpeg's DCT scaling,
+/// libwebp's rescaler) gives the same picture as a full decode, within a tolerance, as sharp.
 struct PhotoTests {
     static let directory = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
-    static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "calla.png", "wood-d.webp"]
+    static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "calla.png", "wood-d.webp",
+                        "pixels-l.webp"]
+    static let shrinkable = available.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".webp") }
     static let available = names.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
 
     static func render(_ source: [UInt8], shrinkOnLoad: Bool, _ options: ProcessingOptions) throws -> Renderer.Rendered {
@@ -23,7 +25,8 @@ struct PhotoTests {
     func photosBecomeThumbnailsOfThePlannedSize(name: String) throws {
         TestImages.startImageMagick()
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
-        let header = try Renderer.header(of: source, maxPixels: 50_000_000, maxFrames: 1)
+        let header = try Renderer.header(of: source, format: try #require(ContentSniffer.format(of: source)),
+                                         maxPixels: 50_000_000, maxFrames: 1)
         var options = ProcessingOptions()
         options.width = 300
         options.height = 200
@@ -37,8 +40,7 @@ struct PhotoTests {
         #expect(thumbnail.width == 300 || thumbnail.height == 200)
     }
 
-    @Test(.enabled(if: available.contains { $0.hasSuffix(".jpg") }, "no JPEG photos in THUMBD_TEST_PHOTOS"),
-          arguments: available.filter { $0.hasSuffix(".jpg") })
+    @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG or WebP photos in THUMBD_TEST_PHOTOS"), arguments: shrinkable)
     func shrinkOnLoadLooksLikeAFullDecode(name: String) throws {
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
         var options = ProcessingOptions()
@@ -59,5 +61,18 @@ struct PhotoTests {
             }
         }
         #expect(Double(difference) / Double(samples) < 6, "mean difference per channel")
+        #expect(Self.sharpness(shrunk) >= 0.9 * Self.sharpness(full), "edges as strong as a full decode's")
+    }
+
+    /// Mean difference between horizontal neighbours' green: what blur takes away.
+    static func sharpness(_ image: ImageProbe) -> Double {
+        var total = 0, count = 0
+        for y in stride(from: 0, to: image.height, by: 3) {
+            for x in 1..<image.width {
+                total += abs(image.color(x: x, y: y).green - image.color(x: x - 1, y: y).green)
+                count += 1
+            }
+        }
+        return Double(total) / Double(count)
     }
 }

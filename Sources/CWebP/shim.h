@@ -1,0 +1,5 @@
+#ifndef THUMBD_CWEBP_SHIM_H
+#define THUMBD_CWEBP_SHIM_H
+#include <webp/decode.h>
+#include <webp/demux.h>
+#endif
