@@ -2,8 +2,7 @@
 """Asks a thumbnail server for a list of URLs, CONCURRENCY at a time, each URL once, and prints
 one JSON line: answers, statuses, throughput, latency percentiles and the values of one header.
 
-    load.py CONCURRENCY [--header NAME] < urls        cold load: every URL once, in order
-    load.py --storm CLIENTS URL                       CLIENTS clients released at once on one URL
+    load.py CONCURRENCY [--header NAME] < urls
 
 Talks HTTP/1.1 with keep-alive from one thread per client (http.client), as a browser would;
 only loopback URLs are accepted, so a benchmark can never reach another host."""
@@ -94,31 +93,6 @@ def run(urls, concurrency, header):
     return summary(results, last_answer[0] - started)
 
 
-def storm(url, clients):
-    barrier = threading.Barrier(clients + 1)
-    results = [None] * clients
-    host, port, target = split(url)
-
-    def worker(index):
-        client = Client(host, port)
-        barrier.wait()
-        started = time.perf_counter()
-        try:
-            status, size, _ = client.get(target, None)
-        except Exception as error:
-            status, size = f"error: {type(error).__name__}", 0
-        results[index] = (status, size, None, time.perf_counter() - started)
-
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
-    for thread in threads:
-        thread.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for thread in threads:
-        thread.join()
-    return summary(results, time.perf_counter() - started)
-
-
 def summary(results, seconds):
     latencies = sorted(r[3] for r in results)
     statuses, values = {}, {}
@@ -144,11 +118,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("concurrency", type=int, nargs="?", default=1)
     parser.add_argument("--header", help="count the values of this response header")
-    parser.add_argument("--storm", nargs=2, metavar=("CLIENTS", "URL"))
     arguments = parser.parse_args()
-    if arguments.storm:
-        print(json.dumps(storm(arguments.storm[1], int(arguments.storm[0]))))
-        return
     urls = [line.strip() for line in sys.stdin if line.strip()]
     if len(set(urls)) != len(urls):
         sys.exit("load.py: a URL is listed twice; a cold round must ask each once")

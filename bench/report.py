@@ -231,8 +231,8 @@ MISS for each, else the run stops (bench/load.py, one keep-alive connection per 
 once). CPU is user+sys of all of a server's processes (thumbd's includes its nginx) over the
 level; memory is the sum of their resident sets, sampled every 50 ms. Hits: wrk -t2 -c32 for 10 s
 over the last round's thumbnails (each server's own, already stored; no render may happen).
-Storm: 200 clients released at once on a thumbnail nobody asked for, after one cold request of
-the same photo alone."""
+Storm: 200 requests opened at once by one curl (`--parallel --parallel-immediate`) on a thumbnail
+nobody asked for, after one cold request alone of the same thumbnail at another source path."""
 
 
 def main():
