@@ -20,7 +20,6 @@ import re
 import shutil
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -343,7 +342,7 @@ def load(urls, concurrency, header=None):
     return json.loads(answer.stdout)
 
 
-def storm(url, clients, work):
+def curl_storm(url, clients, work):
     """CLIENTS requests for one URL opened at once by one curl (event-driven, so the client
     itself does not stagger them); the time to the last answer is the slowest transfer's."""
     config = f"{work}/storm.curl"
@@ -435,9 +434,9 @@ class Run:
     def storm(self, server, round_number, clients):
         photo = self.photos[len(self.photos) // 2]
         single_prefix, storm_prefix = f"r{round_number}-{server.name}-single", f"r{round_number}-{server.name}-storm"
-        single = storm(server.url(single_prefix, photo, "jpg"), 1, self.work)
+        single = curl_storm(server.url(single_prefix, photo, "jpg"), 1, self.work)
         renders = server.renders()
-        figures = storm(server.url(storm_prefix, photo, "jpg"), clients, self.work)
+        figures = curl_storm(server.url(storm_prefix, photo, "jpg"), clients, self.work)
         figures["origin_requests"] = self.origin.requests(storm_prefix)
         figures["renders"] = None if renders is None else server.renders() - renders
         figures["single_ms"] = single["max_ms"]
