@@ -34,7 +34,11 @@ public actor RecentSources {
             order = []
             bytes = 0
         }
-        guard let kept = entries[url], ContinuousClock.now - kept.at < lifetime else { return nil }
+        guard let kept = entries[url] else { return nil }
+        guard ContinuousClock.now - kept.at < lifetime else {
+            remove(url)  // so that the fetch this miss starts can keep its source
+            return nil
+        }
         order.removeAll { $0 == url }
         order.append(url)
         return kept.source

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// The memory of recent originals: a byte budget, a lifetime, and a fresh fetch kept again.
+struct RecentSourcesTests {
+    static func source(_ size: Int, _ byte: UInt8 = 1) -> FetchedSource {
+        FetchedSource(bytes: [UInt8](repeating: byte, count: size), format: .jpeg)
+    }
+
+    @Test func theLeastRecentlyUsedLeavesFirstPastTheBudget() async {
+        let recent = RecentSources(byteLimit: 400)
+        await recent.keep(Self.source(100), for: "a")
+        await recent.keep(Self.source(100), for: "b")
+        _ = await recent.source(for: "a")
+        await recent.keep(Self.source(100), for: "c")
+        await recent.keep(Self.source(100), for: "d")
+        await recent.keep(Self.source(100), for: "e")
+
+        #expect(await recent.source(for: "b") == nil)
+        #expect(await recent.source(for: "a") != nil)
+        #expect(await recent.heldBytes == 400)
+    }
+
+    @Test func anExpiredOriginalIsMissedAndItsFreshFetchIsKept() async throws {
+        let recent = RecentSources(byteLimit: 1000, lifetime: .milliseconds(50))
+        await recent.keep(Self.source(100, 1), for: "a")
+        try await Task.sleep(for: .milliseconds(80))
+
+        // No sweep has run: the expired original is missed all the same
+        #expect(await recent.source(for: "a") == nil)
+        // and the source fetched anew takes its place
+        await recent.keep(Self.source(100, 2), for: "a")
+        #expect(await recent.source(for: "a")?.bytes.first == 2)
+        #expect(await recent.heldBytes == 100)
+    }
+
+    @Test func theSweepLetsGoOfEveryExpiredOriginal() async throws {
+        let recent = RecentSources(byteLimit: 1000, lifetime: .milliseconds(50))
+        await recent.keep(Self.source(100), for: "a")
+        await recent.keep(Self.source(200), for: "b")
+        try await Task.sleep(for: .milliseconds(80))
+
+        await recent.dropExpired()
+
+        #expect(await recent.heldBytes == 0)
+    }
+}
