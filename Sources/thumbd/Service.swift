@@ -101,7 +101,7 @@ struct Service {
     /// mapping, unmapped when freed, and threads share one arena per core. glibc's default
     /// raises its mapping threshold up to 32 MiB after the first large free and keeps such
     /// buffers in per-thread arenas, so a burst of renders stayed resident: 353 MiB five
-    /// seconds after a cold load of 19 photos, 193 MiB with this (bench, c4, originals held).
+    /// seconds after 19 photos rendered twice at 4 clients, 193 MiB with this (originals held).
     private static func returnLargeBuffersToTheSystem() {
         mallopt(M_MMAP_THRESHOLD, 1 << 20)
         mallopt(M_ARENA_MAX, Int32(System.coreCount))
