@@ -16,7 +16,7 @@ extension CacheIndex {
     public func keysByLastUse() -> [KeyUse] {
         let mapping = current
         var keys: [UInt64: KeyUse] = [:]
-        for slot in 0..<mapping.layout.capacity {
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             guard entry.state == .used, mapping.slotIsIntact(slot) else { continue }
             let known = keys[entry.keyHash]

@@ -97,7 +97,7 @@ extension CacheIndex {
     func markForRemovalLocked(_ mapping: IndexMapping, from cursor: inout Int,
                               where select: (IndexEntryView) -> Bool) -> [Victim] {
         var batch: [Victim] = []
-        while cursor < mapping.layout.capacity && batch.count < 256 {
+        while cursor < mapping.slotsInUse && batch.count < 256 {
             let slot = cursor
             cursor += 1
             var entry = mapping.entry(slot)
@@ -142,12 +142,13 @@ extension CacheIndex {
     }
 
     /// Checks every entry, settles those whose owner died mid-way, recounts the totals and
-    /// rebuilds the table from the slots. False when a slot was damaged: its file may now be
+    /// rebuilds the table from the slots (at start, only when a slot was damaged: an interrupted
+    /// change was repaired before, and reading the whole table would bring it all into memory). False when a slot was damaged: its file may now be
     /// on disk without an entry, so the caller asks for a scan (as it does itself when the
     /// process filling the index died before it finished).
     func repairLocked(_ mapping: IndexMapping, checkingEverySlot: Bool, starting: Bool = false) -> Bool {
         var intact = true
-        for slot in 0..<mapping.layout.capacity {
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             if entry.state == .free && !checkingEverySlot { continue }
             if entry.state == .free && entry == IndexEntry() { continue }
@@ -156,8 +157,8 @@ extension CacheIndex {
                 intact = false
             }
         }
-        recountLocked(mapping)
-        for slot in 0..<mapping.layout.capacity {
+        recountLocked(mapping, rebuildingTable: !(starting && intact))
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: starting) {
                 settleSlotLocked(mapping, slot)
@@ -179,6 +180,8 @@ extension CacheIndex {
             && (mapping.load(H.arenaUsed) as UInt64) <= UInt64(layout.arenaBytes)
             && (mapping.load(H.arenaLive) as UInt64) <= (mapping.load(H.arenaUsed) as UInt64)
             && (mapping.load(H.tombstones) as UInt64) <= UInt64(layout.tableSize)
+            && (mapping.load(H.slotsInUse) as UInt64) <= UInt64(layout.capacity)
+            && (mapping.load(H.entryCount) as UInt64) <= (mapping.load(H.slotsInUse) as UInt64)
     }
 
     /// A process that died; at start, also this process's own pid, left by an earlier process
@@ -187,12 +190,12 @@ extension CacheIndex {
         owner == pid ? starting : !Self.isAlive(owner)
     }
 
-    private func recountLocked(_ mapping: IndexMapping) {
+    private func recountLocked(_ mapping: IndexMapping, rebuildingTable: Bool) {
         var count: UInt64 = 0
         var bytes: UInt64 = 0
         var live: UInt64 = 0
         var end = 0
-        for slot in 0..<mapping.layout.capacity {
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             guard entry.state != .free else { continue }
             count += 1
@@ -205,7 +208,7 @@ extension CacheIndex {
         mapping.store(live, at: H.arenaLive)
         let used = mapping.count(H.arenaUsed)
         if used < end || used > mapping.layout.arenaBytes { mapping.store(UInt64(end), at: H.arenaUsed) }
-        rebuildTableLocked(mapping)
+        if rebuildingTable { rebuildTableLocked(mapping) }
     }
 
     private func rebuildTableLocked(_ mapping: IndexMapping) {
@@ -213,7 +216,7 @@ extension CacheIndex {
         let words = (mapping.base + mapping.layout.tableOffset).assumingMemoryBound(to: UInt64.self)
         for word in 0..<mapping.layout.tableSize / 2 where words[word] != 0 { words[word] = 0 }
         mapping.store(UInt64(0), at: H.tombstones)
-        for slot in 0..<mapping.layout.capacity {
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             if entry.state != .free { placeInTableLocked(mapping, hash: entry.pathHash, slot: slot) }
         }
@@ -245,17 +248,22 @@ extension CacheIndex {
         return false
     }
 
+    /// A free slot below the mark when entries were freed there, else the first never used.
     private func freeSlotLocked(_ mapping: IndexMapping) throws(ThumbError) -> Int {
-        let capacity = mapping.layout.capacity
-        var slot = mapping.count(H.freeCursor) % capacity
-        for _ in 0..<capacity {
-            if (mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.state) as UInt8) == IndexEntry.State.free.rawValue {
-                mapping.store(UInt64((slot + 1) % capacity), at: H.freeCursor)
-                return slot
+        let inUse = mapping.slotsInUse
+        if mapping.count(H.entryCount) < inUse {
+            var slot = mapping.count(H.freeCursor) % inUse
+            for _ in 0..<inUse {
+                if (mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.state) as UInt8) == IndexEntry.State.free.rawValue {
+                    mapping.store(UInt64((slot + 1) % inUse), at: H.freeCursor)
+                    return slot
+                }
+                slot = (slot + 1) % inUse
             }
-            slot = (slot + 1) % capacity
         }
-        throw .internalFailure("cache index has no free slot")
+        guard inUse < mapping.layout.capacity else { throw .internalFailure("cache index has no free slot") }
+        mapping.store(UInt64(inUse + 1), at: H.slotsInUse)
+        return inUse
     }
 
     /// Room in the arena for a path; when the end is reached, the live paths are moved together.
@@ -274,7 +282,7 @@ extension CacheIndex {
 
     func compactArenaLocked(_ mapping: IndexMapping) {
         var live: [(offset: Int, slot: Int)] = []
-        for slot in 0..<mapping.layout.capacity {
+        for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             guard entry.state != .free else { continue }
             if mapping.slotIsIntact(slot), mapping.path(of: entry) != nil {

@@ -273,7 +273,7 @@ public final class CacheIndex: @unchecked Sendable {
     public func entries() throws(ThumbError) -> [IndexEntryView] {
         try withLock { mapping in
             var views: [IndexEntryView] = []
-            for slot in 0..<mapping.layout.capacity {
+            for slot in 0..<mapping.slotsInUse {
                 let entry = mapping.entry(slot)
                 guard entry.state != .free, let path = mapping.path(of: entry) else { continue }
                 views.append(IndexEntryView(entry, path: path))

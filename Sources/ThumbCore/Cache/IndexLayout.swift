@@ -12,7 +12,7 @@
 /// by a scan, which needs no lock-protected list to stay in order.
 struct IndexLayout: Equatable {
     static let magic: UInt64 = 0x3158_4449_424D_4854  // "THMBIDX1", little-endian
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 4096
     static let slotSize = 64
     /// Room for paths, per slot: thumbnail URIs are about 100 to 200 bytes.
@@ -69,6 +69,7 @@ struct IndexLayout: Equatable {
         static let maxEntries = 136    // UInt64
         static let lowWaterPercent = 144 // UInt64
         static let purgeGeneration = 152 // UInt64: bumped by every purge
+        static let slotsInUse = 160    // UInt64: slots from here on were never used; walks stop here
 
         static let hitsReported = 192  // UInt64, atomic
         static let hitsSince = 200     // UInt64, milliseconds since 1970

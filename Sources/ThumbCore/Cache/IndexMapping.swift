@@ -159,6 +159,12 @@ final class IndexMapping: @unchecked Sendable {
         Int(min(load(offset) as UInt64, UInt64(Int32.max)))
     }
 
+    /// The slots ever used, all below this mark. Walks stop at it, so a sparse index's untouched
+    /// pages stay out of memory (every process maps the whole file).
+    var slotsInUse: Int {
+        min(count(IndexLayout.Header.slotsInUse), layout.capacity)
+    }
+
     /// For the fields written without the lock (last use, hit counters).
     func loadRelaxed(_ offset: Int) -> UInt64 {
         cshm_load_relaxed((base + offset).assumingMemoryBound(to: UInt64.self))
