@@ -86,6 +86,9 @@ public struct Renderer: Sendable {
         if sourceFormat == .webp, let hint {
             decodedSmall = try image.readWebP(source, scaledFor: hint)
         }
+        if sourceFormat == .jpeg, let hint {
+            decodedSmall = try image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint)
+        }
         if !decodedSmall {
             try image.read(source)
         }
