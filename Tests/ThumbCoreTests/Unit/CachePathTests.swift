@@ -106,7 +106,7 @@ struct CachePathTests {
 
     @Test(arguments: [("webp", ".webp"), ("png", ".png"), ("gif", ".gif"), ("avif", ".avif"), ("jpg", ".jpg"), ("jpeg", ".jpg")])
     func aPlainURLWithAFormatIsWhereNginxLooksFirst(format: String, suffix: String) throws {
-        // nginx/thumbd.conf's $thumbd_named: `...@webp` is probed first at $uri.webp
+        // nginx/thumbd.conf's location for `...@webp` serves $uri.webp and looks nowhere else
         let uri = "/sig/rs:fill:10:10/plain/http://h/a.jpg@\(format)"
         let path = CachePath(documentURI: uri, format: try #require(ImageFormat(extension: format)))
         #expect(path.relative == uri + suffix)
