@@ -76,7 +76,14 @@ public struct CachePath: Sendable, Hashable {
         return ""
     }
 
+    /// Counted on the UTF-8 bytes: every request asks this of several candidate names.
     private static func fitsFileSystem(_ path: String) -> Bool {
-        path.utf8.count < 3_800 && path.split(separator: "/").allSatisfy { $0.utf8.count <= 255 }
+        guard path.utf8.count < 3_800 else { return false }
+        var component = 0
+        for byte in path.utf8 {
+            component = byte == UInt8(ascii: "/") ? 0 : component + 1
+            if component > 255 { return false }
+        }
+        return true
     }
 }
