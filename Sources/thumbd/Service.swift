@@ -47,8 +47,7 @@ struct Service {
         )
         let expiry = Task { [recent = sources.recent] in await recent.expireForever() }
         defer { expiry.cancel() }
-        let trimming = Task { await Self.returnFreedMemoryWhenIdle(metrics: metrics) }
-        defer { trimming.cancel() }
+        Self.returnFreedMemoryWhenIdle(metrics: metrics)
         let pipeline = ThumbnailPipeline(
             sources: sources,
             renderer: Renderer(configuration: configuration.render),
@@ -116,15 +115,23 @@ struct Service {
     /// unmapped when freed, but the smaller ones of a burst leave free holes that stay resident
     /// (94 MiB a minute after bench/run's cold load, 55 MiB idle). Trims 5, 10 and 15 s after the
     /// last render, so also after the originals it fetched are let go (10 s by default).
-    private static func returnFreedMemoryWhenIdle(metrics: Metrics) async {
-        var renders = metrics.value(.renders)
-        var idleTicks = Int.max
-        while (try? await Task.sleep(for: .seconds(5))) != nil {
-            let now = metrics.value(.renders)
-            idleTicks = now == renders ? idleTicks &+ 1 : 0
-            renders = now
-            if (1...3).contains(idleTicks) { malloc_trim(0) }
+    /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
+    /// for Swift's cooperative pool.
+    private static func returnFreedMemoryWhenIdle(metrics: Metrics) {
+        let thread = Thread {
+            System.runInBackground()
+            var renders = metrics.value(.renders)
+            var idleTicks = Int.max
+            while true {
+                Thread.sleep(forTimeInterval: 5)
+                let now = metrics.value(.renders)
+                idleTicks = now == renders ? idleTicks &+ 1 : 0
+                renders = now
+                if (1...3).contains(idleTicks) { malloc_trim(0) }
+            }
         }
+        thread.name = "thumbd-trim"
+        thread.start()
     }
 
     /// Whoever started thumbd may have left signals blocked or ignored (a test runner, some
