@@ -65,8 +65,24 @@ public struct SourceURL: Sendable, Hashable {
     }
 
     private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
-        if url.range(of: "^[A-Za-z][A-Za-z0-9+.-]*://", options: .regularExpression) != nil { return url }
+        if hasScheme(url) { return url }
         guard let baseURL else { throw .badRequest("source URL has no scheme and no base URL is configured") }
         return baseURL + url
+    }
+
+    /// Whether `url` starts with `scheme://` (RFC 3986: a letter, then letters, digits, + . -).
+    private static func hasScheme(_ url: String) -> Bool {
+        let bytes = Array(url.utf8.prefix(64))
+        guard let first = bytes.first, isLetter(first) else { return false }
+        var index = 1
+        while index < bytes.count, isLetter(bytes[index]) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+                || bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: ".") || bytes[index] == UInt8(ascii: "-") {
+            index += 1
+        }
+        return bytes[index...].starts(with: "://".utf8)
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 }

@@ -104,6 +104,13 @@ struct OptionParsingTests {
               options: .with { $0.format = .png }),
         Valid(path: "/insecure/plain/https://other.example/a.jpg", baseURL: baseURL,
               source: "https://other.example/a.jpg", options: ProcessingOptions()),
+        // a scheme is a letter, then letters, digits, + . -, then "://"; anything else is a path
+        Valid(path: "/insecure/plain/S3+x.y-z://bucket/a.jpg", baseURL: baseURL,
+              source: "S3+x.y-z://bucket/a.jpg", options: ProcessingOptions()),
+        Valid(path: "/insecure/plain/3d:/a.jpg", baseURL: baseURL, source: "http://images.example/3d:/a.jpg",
+              options: ProcessingOptions()),
+        Valid(path: "/insecure/plain/a_b://c.jpg", baseURL: baseURL, source: "http://images.example/a_b://c.jpg",
+              options: ProcessingOptions()),
     ]
 
     @Test(arguments: valid)
