@@ -79,19 +79,7 @@ public struct Renderer: Sendable {
         image.watch(deadline)
         var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
         if header.transposed { hint = hint.map { ($0.height, $0.width) } }
-        if sourceFormat == .jpeg, let hint {
-            image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
-        }
-        var decodedSmall = false
-        if sourceFormat == .webp, let hint {
-            decodedSmall = try image.readWebP(source, scaledFor: hint)
-        }
-        if sourceFormat == .jpeg, let hint {
-            decodedSmall = try image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint)
-        }
-        if !decodedSmall {
-            try image.read(source)
-        }
+        try Self.decode(source, format: sourceFormat, header: header, hint: hint, into: image)
         if header.frames > 1 && maxFrames > 1 && format.supportsAnimation {
             try image.coalesce()
         } else {
@@ -151,6 +139,24 @@ public struct Renderer: Sendable {
             throw .unprocessable("image is \(width)x\(height)\(decoded > 1 ? " x \(decoded) frames" : ""), over the limit of \(maxPixels) pixels")
         }
         return Header(width: width, height: height, frames: frames, transposed: isTransposed(orientation))
+    }
+
+    /// Decodes at the smallest size the hint allows: libjpeg scaling by the DCT (from the DC
+    /// scans alone at 1/8), libwebp's rescaler; else ImageMagick reads the whole file.
+    static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
+                       into image: MagickImage) throws(ThumbError) {
+        if let hint {
+            switch format {
+            case .jpeg:
+                image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
+                if image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint) { return }
+            case .webp:
+                if try image.readWebP(source, scaledFor: hint) { return }
+            default:
+                break
+            }
+        }
+        try image.read(source)
     }
 
     /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.

@@ -57,7 +57,7 @@ struct ProgressiveJPEGTests {
         // When it is read from the reduced scans, and whole
         let fromScans = MagickImage()
         fromScans.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
-        #expect(try fromScans.readProgressiveJPEGAtEighth(source, width: 1600, height: 1200, hint: hint))
+        #expect(fromScans.readProgressiveJPEGAtEighth(source, width: 1600, height: 1200, hint: hint))
         let whole = MagickImage()
         whole.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
         try whole.read(source)
@@ -76,7 +76,7 @@ struct ProgressiveJPEGTests {
         let progressive = Self.photo(sampling: "2x2", progressive: true)
         let image = MagickImage()
         image.setOption("jpeg:size", "400x300")
-        #expect(try !image.readProgressiveJPEGAtEighth(progressive, width: 1600, height: 1200, hint: (400, 300)))
+        #expect(!image.readProgressiveJPEGAtEighth(progressive, width: 1600, height: 1200, hint: (400, 300)))
         #expect(image.frameCount == 0)
     }
 
