@@ -25,11 +25,6 @@ public struct CacheStore: Sendable {
         try FileSystem.read(absolute(path))
     }
 
-    /// nil when the file went away since it was looked up (evicted or purged).
-    public func readIfPresent(_ path: CachePath) throws(ThumbError) -> [UInt8]? {
-        try FileSystem.readIfPresent(absolute(path))
-    }
-
     /// Writes through a temp file in the target directory, made readable by nginx's workers,
     /// then counted in the index and renamed into place.
     public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {

@@ -43,10 +43,27 @@ public struct OutgoingResponse: Sendable {
         }
     }
 
-    /// The same headers nginx sends on a static hit, so a miss and a hit look alike; a URL that
-    /// expires may be kept by caches only until it does.
+    /// A thumbnail's bytes, for an answer nginx cannot serve from a file (one that could not be
+    /// stored), with the headers nginx sends on a hit; a URL that expires may be kept by caches
+    /// only until it does.
     public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil,
                              varies: Bool = false, expiresAt: Int? = nil) -> OutgoingResponse {
+        var headers = imageHeaders(format: format, disposition: disposition, expiresAt: expiresAt)
+        if varies { headers.append(("Vary", "Accept")) }
+        return OutgoingResponse(status: 200, headers: headers, body: bytes)
+    }
+
+    /// A stored thumbnail, which nginx serves from its file (StoredFileRedirect). nginx keeps
+    /// this answer's Content-Type, Cache-Control and Content-Disposition; `made` says whether
+    /// thumbd rendered it for this request.
+    public static func stored(_ path: CachePath, made: Bool, disposition: String? = nil,
+                              varies: Bool = false, expiresAt: Int? = nil) -> OutgoingResponse {
+        var headers = imageHeaders(format: path.format, disposition: disposition, expiresAt: expiresAt)
+        headers.append(("X-Accel-Redirect", StoredFileRedirect.uri(for: path.relative, made: made, varies: varies)))
+        return OutgoingResponse(status: 200, headers: headers, body: [])
+    }
+
+    private static func imageHeaders(format: ImageFormat, disposition: String?, expiresAt: Int?) -> [(name: String, value: String)] {
         let cacheControl = expiresAt.map { "public, max-age=\(max(0, $0 - Int(Date().timeIntervalSince1970)))" }
             ?? "public, max-age=31536000, immutable"
         var headers: [(name: String, value: String)] = [
@@ -54,8 +71,7 @@ public struct OutgoingResponse: Sendable {
             ("Cache-Control", cacheControl),
         ]
         if let disposition { headers.append(("Content-Disposition", disposition)) }
-        if varies { headers.append(("Vary", "Accept")) }
-        return OutgoingResponse(status: 200, headers: headers, body: bytes)
+        return headers
     }
 
     /// One line of text; errors are never cached, by nginx or by a CDN in front of it.

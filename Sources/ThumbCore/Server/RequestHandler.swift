@@ -89,13 +89,12 @@ public struct RequestHandler: Sendable {
                 throw .expired
             }
             let request = parsed.negotiating(negotiation, accept: incoming.accept)
-            // A file evicted between the look and the read is made again, like any miss.
+            // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
             if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming,
-                                           negotiated: request.negotiated ? request.options.format : nil),
-               let bytes = try store.readIfPresent(stored) {
+                                           negotiated: request.negotiated ? request.options.format : nil) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
-                return .answered(image(bytes, format: stored.format, for: request))
+                return .answered(storedAnswer(stored, made: false, for: request))
             }
             return .miss(request)
         } catch {
@@ -108,19 +107,21 @@ public struct RequestHandler: Sendable {
     private func answer(_ outcome: JobOutcome, for request: ThumbnailRequest, incoming: IncomingRequest) -> OutgoingResponse {
         switch outcome {
         case .success(let thumbnail):
-            if let stored = thumbnail.stored {
-                aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
+            guard let stored = thumbnail.stored else {
+                return .image(thumbnail.bytes, format: thumbnail.format, disposition: ContentDisposition.header(for: request, format: thumbnail.format),
+                              varies: request.variesByAccept, expiresAt: request.options.expiresAt)
             }
-            return image(thumbnail.bytes, format: thumbnail.format, for: request)
+            aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
+            return storedAnswer(stored, made: true, for: request)
         case .failure(let error):
             return errorResponse(error, uri: incoming.requestURI)
         }
     }
 
-    /// A thumbnail's answer, stored or just made, with the headers its request calls for.
-    private func image(_ bytes: [UInt8], format: ImageFormat, for request: ThumbnailRequest) -> OutgoingResponse {
-        .image(bytes, format: format, disposition: ContentDisposition.header(for: request, format: format),
-               varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+    /// nginx serves a stored thumbnail from its file, with the headers its request calls for.
+    private func storedAnswer(_ stored: CachePath, made: Bool, for request: ThumbnailRequest) -> OutgoingResponse {
+        .stored(stored, made: made, disposition: ContentDisposition.header(for: request, format: stored.format),
+                varies: request.variesByAccept, expiresAt: request.options.expiresAt)
     }
 
     private func errorResponse(_ error: ThumbError, uri: String) -> OutgoingResponse {
