@@ -3,10 +3,11 @@
 
 THUMBD_PACKAGES=(libfcgi-dev libmagickwand-dev libcurl4-openssl-dev liblcms2-dev libwebp-dev nginx imagemagick)
 
-# Installs whatever of THUMBD_PACKAGES is missing (apt-get update first, once).
+# Installs whatever of THUMBD_PACKAGES, and of the packages named as arguments, is missing
+# (apt-get update first, once).
 ensure_packages() {
     local missing=()
-    for package in "${THUMBD_PACKAGES[@]}"; do
+    for package in "${THUMBD_PACKAGES[@]}" "$@"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
     done
     [ ${#missing[@]} -eq 0 ] && return 0

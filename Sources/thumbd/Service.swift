@@ -47,7 +47,6 @@ struct Service {
         )
         let expiry = Task { [recent = sources.recent] in await recent.expireForever() }
         defer { expiry.cancel() }
-        Self.returnFreedMemoryWhenIdle(metrics: metrics)
         let pipeline = ThumbnailPipeline(
             sources: sources,
             renderer: Renderer(configuration: configuration.render),
@@ -56,6 +55,7 @@ struct Service {
             metrics: metrics,
             logger: logger
         )
+        Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let handler = RequestHandler(
             parser: RequestPathParser(configuration: configuration),
             allowedSources: configuration.allowedSources,
@@ -117,14 +117,14 @@ struct Service {
     /// last render, so also after the originals it fetched are let go (10 s by default).
     /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
     /// for Swift's cooperative pool.
-    private static func returnFreedMemoryWhenIdle(metrics: Metrics) {
+    private static func returnFreedMemoryWhenIdle(renderPool: BlockingPool) {
         let thread = Thread {
             System.runInBackground()
-            var renders = metrics.value(.renders)
+            var renders = renderPool.tasksFinished
             var idleTicks = Int.max
             while true {
                 Thread.sleep(forTimeInterval: 5)
-                let now = metrics.value(.renders)
+                let now = renderPool.tasksFinished
                 idleTicks = now == renders ? idleTicks &+ 1 : 0
                 renders = now
                 if (1...3).contains(idleTicks) { malloc_trim(0) }

@@ -11,6 +11,7 @@ public final class BlockingPool: @unchecked Sendable {
     /// Threads waiting for work: a task handed to one still sits in `queue` until it wakes up,
     /// and must not count against the limit meanwhile.
     private var idle = 0
+    private var finished = 0
 
     public init(name: String, threads: Int, queueLimit: Int) {
         self.name = name
@@ -56,6 +57,20 @@ public final class BlockingPool: @unchecked Sendable {
         return max(0, queue.count - idle)
     }
 
+    /// True when the next task would be refused.
+    public var isFull: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return queue.count - idle >= queueLimit
+    }
+
+    /// How many tasks have run to their end.
+    public var tasksFinished: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return finished
+    }
+
     private func work() {
         while true {
             condition.lock()
@@ -65,6 +80,9 @@ public final class BlockingPool: @unchecked Sendable {
             let next = queue.removeFirst()
             condition.unlock()
             next()
+            condition.lock()
+            finished += 1
+            condition.unlock()
         }
     }
 }

@@ -67,7 +67,9 @@ public struct SourceStage: Sendable {
         }
         metrics.increment(.originFetches)
         let fetcher = self.fetcher
+        let started = ContinuousClock.now
         let response = await pool.runCatching { () throws(ThumbError) in try fetcher.fetch(url) }
+        metrics.record(.fetch, (try? response.get()) == nil ? .error : .ok, .now - started)
         await hosts.release(host)
         return response
     }

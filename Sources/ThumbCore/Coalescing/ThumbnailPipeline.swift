@@ -78,8 +78,12 @@ public struct ThumbnailPipeline: Sendable {
             (bytes, format) = (source.bytes, passed)
         } else {
             metrics.increment(.renders)
-            let rendered = try renderer.render(source.bytes, sourceFormat: source.format, options: options)
-            (bytes, format) = (rendered.bytes, rendered.format)
+            let started = ContinuousClock.now
+            let rendered = Result { () throws(ThumbError) in try renderer.render(source.bytes, sourceFormat: source.format, options: options) }
+            let outcome: Metrics.Outcome = (try? rendered.get()) == nil ? .error : .ok
+            metrics.record(.render, outcome, .now - started)
+            metrics.recordSourceBytes(source.bytes.count, outcome)
+            (bytes, format) = try rendered.map { ($0.bytes, $0.format) }.get()
         }
         let path = CachePath(documentURI: documentURI, format: format, naming: request.naming)
         return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, for: request))

@@ -13,7 +13,7 @@ public struct RequestHandler: Sendable {
     public let deadline: Double
     public let logger: Logger
 
-    /// Counters in Prometheus' text format; nginx only lets loopback clients reach it.
+    /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
     public static let metricsPath = "/_thumbd/metrics"
 
     public init(parser: RequestPathParser, allowedSources: SourceAllowList, negotiation: FormatNegotiation = FormatNegotiation(),
@@ -30,24 +30,30 @@ public struct RequestHandler: Sendable {
     private var metrics: Metrics { pipeline.metrics }
 
     /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
-    /// error, the metrics) is answered at once on the calling worker thread; a miss hands `reply`
-    /// to the job's completion (or to the deadline, whichever comes first) and returns, so the
-    /// worker goes back to accepting: a slow origin holds continuations, not threads.
+    /// error, the metrics, health) is answered at once on the calling worker thread; a miss hands
+    /// `reply` to the job's completion (or to the deadline, whichever comes first) and returns, so
+    /// the worker goes back to accepting: a slow origin holds continuations, not threads.
     public func respond(to incoming: IncomingRequest, reply: @escaping @Sendable (OutgoingResponse) -> Void) {
+        let started = ContinuousClock.now
+        let metrics = self.metrics
         let request: ThumbnailRequest
         switch prepare(incoming) {
-        case .answered(let response):
+        case .answered(let response, let outcome):
+            if let outcome { metrics.record(.request, outcome, .now - started) }
             return reply(response)
         case .miss(let miss):
             request = miss
         }
-        let once = ReplyOnce(reply)
+        let once = ReplyOnce { response in
+            metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
+            reply(response)
+        }
         let handler = self
         let timer = Task.detached {
             try await Task.sleep(nanoseconds: UInt64(handler.deadline * 1_000_000_000))
             Self.replies.async {
                 // A job that ended in the same instant answered already: not a 504.
-                if once.send(.error(.deadlineExceeded)) { handler.metrics.increment(.deadlinesExceeded) }
+                if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
             }
         }
         Task.detached {
@@ -66,17 +72,20 @@ public struct RequestHandler: Sendable {
     private static let replies = DispatchQueue(label: "thumbd-replies", attributes: .concurrent)
 
     private enum Prepared {
-        case answered(OutgoingResponse)
+        /// With the outcome a thumbnail request's duration is recorded under.
+        case answered(OutgoingResponse, Metrics.Outcome?)
         case miss(ThumbnailRequest)
     }
 
     /// Parse, verify, look for a stored file: everything short of waiting for a job.
     private func prepare(_ incoming: IncomingRequest) -> Prepared {
         guard incoming.method == "GET" || incoming.method == "HEAD" else {
-            return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]))
+            return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]), nil)
         }
-        if incoming.documentURI == Self.metricsPath {
-            return .answered(.text(200, metricsText()))
+        switch incoming.documentURI {
+        case Self.metricsPath: return .answered(metricsResponse(), nil)
+        case HealthCheck.path: return .answered(HealthCheck(pipeline: pipeline).response(), nil)
+        default: break
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
@@ -94,11 +103,11 @@ public struct RequestHandler: Sendable {
                                            negotiated: request.negotiated ? request.options.format : nil) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
-                return .answered(storedAnswer(stored, made: false, for: request))
+                return .answered(storedAnswer(stored, made: false, for: request), .stored)
             }
             return .miss(request)
         } catch {
-            return .answered(errorResponse(error, uri: incoming.requestURI))
+            return .answered(errorResponse(error, uri: incoming.requestURI), .error)
         }
     }
 
@@ -147,7 +156,7 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    private func metricsText() -> String {
+    private func metricsResponse() -> OutgoingResponse {
         let thumbnails = pipeline.coalescer
         let sources = pipeline.sources.coalescer
         let hosts = pipeline.sources.hosts
@@ -157,26 +166,22 @@ public struct RequestHandler: Sendable {
              await sources.jobsStarted, await sources.requestsJoined, await hosts.waitingCount,
              await recent.heldBytes)
         }
-        var lines = Metrics.Counter.allCases.map { "thumbd_\($0.rawValue)_total \(metrics.value($0))" }
-        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost, heldSourceBytes) = coalescing {
-            lines += [
-                "thumbd_source_memory_bytes \(heldSourceBytes)",
-                "thumbd_fetches_waiting_for_host \(waitingForHost)",
-                "thumbd_thumbnail_jobs_total \(jobs)",
-                "thumbd_thumbnail_requests_joined_total \(joined)",
-                "thumbd_source_jobs_total \(sourceJobs)",
-                "thumbd_source_requests_joined_total \(sourceJoined)",
-            ]
-        }
         let cache = store.index.usage
-        lines += [
-            "thumbd_fetch_queue_length \(pipeline.sources.pool.queued)",
-            "thumbd_render_queue_length \(pipeline.renderPool.queued)",
-            "thumbd_cache_entries \(cache.entries)",
-            "thumbd_cache_bytes \(cache.bytes)",
-            "thumbd_cache_hits_reported_total \(cache.hitsReported)",
-            "thumbd_cache_keys_evicted_total \(cache.keysEvicted)",
+        var mirrored: [Metrics.Mirrored: Int] = [
+            .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
         ]
-        return lines.joined(separator: "\n")
+        var levels: [Metrics.Level: Int] = [
+            .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
+            .fetchQueueLength: pipeline.sources.pool.queued, .renderQueueLength: pipeline.renderPool.queued,
+        ]
+        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost, heldSourceBytes) = coalescing {
+            mirrored.merge([.thumbnailJobs: jobs, .thumbnailRequestsJoined: joined,
+                            .sourceJobs: sourceJobs, .sourceRequestsJoined: sourceJoined]) { $1 }
+            levels.merge([.fetchesWaitingForHost: waitingForHost, .sourceMemoryBytes: heldSourceBytes]) { $1 }
+        }
+        return OutgoingResponse(status: 200, headers: [
+            ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
+            ("Cache-Control", "no-store"),
+        ], body: Array(metrics.scrape(mirrored: mirrored, levels: levels).utf8))
     }
 }

@@ -235,8 +235,8 @@ struct SharedCacheTests {
         return read == MagickTrue && severity == UndefinedException
     }
 
-    static func mount(tmpfsOf size: String, at path: String) -> Bool {
-        run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0755", "tmpfs", path])
+    static func mount(tmpfsOf size: String, at path: String, readOnly: Bool = false) -> Bool {
+        run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size),mode=0755\(readOnly ? ",ro" : "")", "tmpfs", path])
     }
 
     static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) }

@@ -99,7 +99,7 @@ final class TestStack: @unchecked Sendable {
         var values: [String: Int] = [:]
         for line in response.text.split(separator: "\n") {
             let parts = line.split(separator: " ")
-            if parts.count == 2, let value = Int(parts[1]) { values[String(parts[0])] = value }
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = Int(value) }
         }
         return values
     }

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `GET /health` (imgproxy's path), for load balancers: 200 while thumbd can make thumbnails,
+/// 503 naming what stops it otherwise.
+struct HealthCheck: Sendable {
+    static let path = "/health"
+
+    let pipeline: ThumbnailPipeline
+
+    func response() -> OutgoingResponse {
+        let problems = problems()
+        return problems.isEmpty ? .text(200, "ok") : .text(503, problems.joined(separator: "\n"))
+    }
+
+    func problems() -> [String] {
+        var problems: [String] = []
+        if let why = cacheRootProblem() { problems.append("cannot store thumbnails: \(why)") }
+        for pool in [pipeline.sources.pool, pipeline.renderPool] where pool.isFull {
+            problems.append("the \(pool.name) queue is full")
+        }
+        // Jobs are scheduled by actors on Swift's cooperative pool: it must answer at once.
+        let coalescer = pipeline.coalescer
+        if BlockingBridge.wait(timeout: 2, for: { await coalescer.jobsStarted }) == nil {
+            problems.append("jobs are not being scheduled (no answer from the job coalescer in 2 s)")
+        }
+        return problems
+    }
+
+    /// A file can be made in the cache root (and is removed again).
+    private func cacheRootProblem() -> String? {
+        do throws(ThumbError) {
+            let temp = try FileSystem.makeTempFile(besides: pipeline.store.root + "/health")
+            unlink(temp.path)
+            try FileSystem.close(temp.fd)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}

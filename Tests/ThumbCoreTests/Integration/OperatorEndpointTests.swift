@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
+@Suite(.serialized)
+struct OperatorEndpointTests {
+    let origin: TestOrigin
+    let stack: TestStack
+    let photo = TestImages.jpeg(width: 600, height: 400)
+
+    init() throws {
+        origin = try TestOrigin()
+        stack = try TestStack()
+        origin.serve("/photo.jpg", .image(photo))
+        origin.serve("/text.html", .init(headers: [("Content-Type", "text/html")], body: Array("<p>no image</p>".utf8)))
+    }
+
+    @Test func healthIsOKWhileThumbdCanServeAndGoneWithIt() throws {
+        let health = try stack.get("/health")
+        #expect(health.status == 200 && health.text == "ok\n")
+        #expect(health.headers["cache-control"] == "no-store")
+
+        stack.stopThumbd()
+        #expect(try stack.get("/health").status == 502)
+    }
+
+    @Test func healthIs503WhenTheCacheRootCannotBeWritten() throws {
+        // Given a cache root that turns read-only (a tmpfs mounted over it: needs root; skipped
+        // with a message otherwise)
+        guard SharedCacheTests.mount(tmpfsOf: "64k", at: stack.cacheRoot, readOnly: true) else {
+            print("skipped: cannot mount a tmpfs here (not root?)")
+            return
+        }
+        let unmounted = { SharedCacheTests.unmount(stack.cacheRoot) }
+
+        let broken = try stack.get("/health")
+        #expect(broken.status == 503)
+        #expect(broken.text.contains("cannot store thumbnails"), "\(broken.text)")
+
+        // When it is writable again, thumbd is healthy again
+        #expect(unmounted())
+        #expect(try stack.get("/health").status == 200)
+    }
+
+    @Test func metricsParseWithPrometheusOwnParserAndCountWhatHappened() throws {
+        let before = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+
+        // Given two misses, a download thumbd answers twice (stored under a name only thumbd
+        // looks up), a source that is no image, and a bad URL
+        let thumbnail = "/insecure/rs:fit:100:100/plain/\(origin.url("/photo.jpg"))"
+        #expect(try stack.get(thumbnail + "@png").status == 200)
+        #expect(try stack.get(thumbnail + "@webp").status == 200)
+        let download = "/insecure/w:50/att:1/plain/\(origin.url("/photo.jpg"))@jpg"
+        #expect(try stack.get(download).status == 200)
+        #expect(try stack.get(download).status == 200)
+        #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/text.html"))@png").status == 422)
+        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 400)
+
+        // When Prometheus' text parser reads the scrape
+        let scrape = try stack.get("/_thumbd/metrics")
+        #expect(scrape.status == 200)
+        #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+        let after = try PrometheusParser.parse(scrape.body)
+
+        // Then every family has HELP and TYPE, and the numbers grew by what happened
+        #expect(after.values.allSatisfy { !$0.help.isEmpty })
+        #expect(after["thumbd_requests"]?.type == "counter")
+        #expect(after["thumbd_request_duration_seconds"]?.type == "histogram")
+        #expect(after["thumbd_cache_entries"]?.type == "gauge")
+        func increase(_ family: String, _ sample: String, outcome: String? = nil, le: String? = nil) -> Double? {
+            guard let now = after[family]?.value(sample, outcome: outcome, le: le) else { return nil }
+            return now - (before[family]?.value(sample, outcome: outcome, le: le) ?? 0)
+        }
+        #expect(increase("thumbd_requests", "thumbd_requests_total") == 6)
+        #expect(increase("thumbd_renders", "thumbd_renders_total") == 3)
+        #expect(increase("thumbd_origin_fetches", "thumbd_origin_fetches_total") == 2)
+        #expect(increase("thumbd_stored_file_answers", "thumbd_stored_file_answers_total") == 1)
+        #expect(increase("thumbd_thumbnail_jobs", "thumbd_thumbnail_jobs_total") == 4)
+        let requests = "thumbd_request_duration_seconds"
+        #expect(increase(requests, requests + "_count", outcome: "ok") == 3)
+        #expect(increase(requests, requests + "_count", outcome: "stored") == 1)
+        #expect(increase(requests, requests + "_count", outcome: "error") == 2)
+        #expect(increase(requests, requests + "_bucket", outcome: "ok", le: "+Inf") == 3)
+        #expect((increase(requests, requests + "_sum", outcome: "ok") ?? 0) > 0)
+        #expect(increase("thumbd_render_duration_seconds", "thumbd_render_duration_seconds_count", outcome: "ok") == 3)
+        #expect(increase("thumbd_fetch_duration_seconds", "thumbd_fetch_duration_seconds_count", outcome: "ok") == 2)
+        #expect(increase("thumbd_source_bytes", "thumbd_source_bytes_count", outcome: "ok") == 3)
+        #expect(increase("thumbd_source_bytes", "thumbd_source_bytes_sum", outcome: "ok") == Double(3 * photo.count))
+        #expect(after["thumbd_cache_entries"]?.value("thumbd_cache_entries") == 3)
+        #expect((after["thumbd_cache_bytes"]?.value("thumbd_cache_bytes") ?? 0) > 0)
+    }
+}
+
+/// prometheus_client's parser (Debian's python3-prometheus-client), the one Python exporters
+/// and tools use, run on a scrape; what it read, as JSON.
+enum PrometheusParser {
+    struct Family: Decodable {
+        let type: String
+        let help: String
+        let samples: [Sample]
+
+        /// The value of the sample named `name` with these labels.
+        func value(_ name: String, outcome: String? = nil, le: String? = nil) -> Double? {
+            samples.first { $0.name == name && $0.labels["outcome"] == outcome && $0.labels["le"] == le }?.value
+        }
+    }
+
+    struct Sample: Decodable {
+        let name: String
+        let labels: [String: String]
+        let value: Double
+    }
+
+    static let script = """
+    import json, sys
+    from prometheus_client.parser import text_string_to_metric_families
+    families = {f.name: {"type": f.type, "help": f.documentation,
+                         "samples": [{"name": s.name, "labels": s.labels, "value": s.value} for s in f.samples]}
+                for f in text_string_to_metric_families(sys.stdin.read())}
+    json.dump(families, sys.stdout)
+    """
+
+    static func parse(_ text: [UInt8]) throws -> [String: Family] {
+        let parsed = try ProcessRunner.run("/usr/bin/python3", ["-c", script], input: text)
+        guard parsed.status == 0 else { throw StackError("the Prometheus parser refused the scrape: \(parsed.errors)") }
+        return try JSONDecoder().decode([String: Family].self, from: Data(parsed.output.utf8))
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Runs a program to its end, with bytes on its standard input, and gives back what it wrote.
+enum ProcessRunner {
+    struct Finished {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Finished {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Read both outputs while writing, so that neither pipe fills and stalls the program.
+        let errors = Thread.runDetached { stderr.fileHandleForReading.readDataToEndOfFile() }
+        let output = Thread.runDetached { stdout.fileHandleForReading.readDataToEndOfFile() }
+        stdin.fileHandleForWriting.write(Data(input))
+        try stdin.fileHandleForWriting.close()
+        let (outputData, errorData) = (output.value(), errors.value())
+        process.waitUntilExit()
+        return Finished(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+                        errors: String(decoding: errorData, as: UTF8.self))
+    }
+}
