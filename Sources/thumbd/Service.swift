@@ -1,3 +1,4 @@
+import ArgumentParser
 import CMalloc
 import Dispatch
 import Foundation
@@ -35,8 +36,16 @@ struct Service {
         cache.start()
         let limits = configuration.limits
         let metrics = Metrics()
+        let fetcher = OriginFetcher(configuration: configuration.fetch)
+        let fallback: FallbackImage?
+        do throws(ThumbError) {
+            fallback = try configuration.fallback.load(fetcher: fetcher)
+        } catch {
+            logger.critical("cannot load the fallback image", metadata: ["error": "\(error)"])
+            throw ExitCode(2)
+        }
         let sources = SourceStage(
-            fetcher: OriginFetcher(configuration: configuration.fetch),
+            fetcher: fetcher,
             localReader: configuration.localFileReader,
             pool: BlockingPool(name: "fetch", threads: limits.fetches, queueLimit: limits.queueSize),
             hosts: HostLimiter(limit: limits.fetchesPerHost, queueLimit: limits.queueSize),
@@ -53,7 +62,8 @@ struct Service {
             renderPool: BlockingPool(name: "render", threads: limits.renders, queueLimit: limits.queueSize),
             store: CacheStore(index: cache.index),
             metrics: metrics,
-            logger: logger
+            logger: logger,
+            fallback: fallback
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let handler = RequestHandler(

@@ -137,6 +137,21 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Image file the wm option draws (PNG with transparency works best). [THUMBD_WATERMARK_PATH]")
     var watermarkPath: String?
 
+    @Option(help: "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded. [THUMBD_FALLBACK_IMAGE_PATH]")
+    var fallbackImagePath: String?
+
+    @Option(help: "The fallback image itself, in base64. [THUMBD_FALLBACK_IMAGE_DATA]")
+    var fallbackImageData: String?
+
+    @Option(help: "URL of the fallback image, fetched once at start. [THUMBD_FALLBACK_IMAGE_URL]")
+    var fallbackImageUrl: String?
+
+    @Option(help: "Status the fallback image is answered with. [THUMBD_FALLBACK_IMAGE_HTTP_CODE, default 200]")
+    var fallbackImageHttpCode: String?
+
+    @Option(help: "Seconds clients may keep the fallback image (Cache-Control max-age). [THUMBD_FALLBACK_IMAGE_TTL, default 60]")
+    var fallbackImageTtl: String?
+
     @Option(help: "Quality of JPEG, WebP and AVIF where a URL asks for none. [THUMBD_QUALITY]")
     var quality: String?
 
@@ -180,6 +195,8 @@ struct SettingsOptions: ParsableArguments {
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
             .maxAnimationFrames: maxAnimationFrames, .maxRenderSeconds: maxRenderSeconds, .autoWebp: autoWebp, .autoAvif: autoAvif,
             .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath,
+            .fallbackImagePath: fallbackImagePath, .fallbackImageData: fallbackImageData, .fallbackImageURL: fallbackImageUrl,
+            .fallbackImageHTTPCode: fallbackImageHttpCode, .fallbackImageTTL: fallbackImageTtl,
             .quality: quality, .formatQuality: formatQuality, .presets: presets,
         ]
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
@@ -192,6 +209,6 @@ struct SettingsOptions: ParsableArguments {
 
     /// `MAX_SRC_FILE_SIZE` → `max-src-file-size`, as ArgumentParser names the properties.
     static func flagName(_ setting: Setting) -> String {
-        setting == .baseURL ? "base-url" : setting.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+        setting.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
     }
 }

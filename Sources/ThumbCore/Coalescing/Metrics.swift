@@ -15,6 +15,7 @@ public final class Metrics: Sendable {
         case renders
         case overloaded
         case deadlinesExceeded = "deadlines_exceeded"
+        case fallbacks
 
         var help: String {
             switch self {
@@ -26,6 +27,7 @@ public final class Metrics: Sendable {
             case .renders: "Thumbnails rendered"
             case .overloaded: "Requests refused with 503 because a queue was full"
             case .deadlinesExceeded: "Requests answered with 504 because their thumbnail was not ready in time"
+            case .fallbacks: "Jobs answered with the fallback image because their source failed"
             }
         }
     }

@@ -5,6 +5,15 @@ public struct Thumbnail: Sendable {
     public let format: ImageFormat
     /// nil when it could not be stored; then only this job's requests get it.
     public let stored: CachePath?
+    /// Set when this is the fallback image standing in for a source that failed: never stored.
+    public let fallback: FallbackImage?
+
+    public init(bytes: [UInt8], format: ImageFormat, stored: CachePath?, fallback: FallbackImage? = nil) {
+        self.bytes = bytes
+        self.format = format
+        self.stored = stored
+        self.fallback = fallback
+    }
 }
 
 /// What every request of one job receives.

@@ -15,15 +15,17 @@ public struct ThumbnailPipeline: Sendable {
     private let storeFailures = FailureStreak()
     public let metrics: Metrics
     public let logger: Logger
+    public let fallback: FallbackImage?
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
-                metrics: Metrics, logger: Logger) {
+                metrics: Metrics, logger: Logger, fallback: FallbackImage? = nil) {
         self.sources = sources
         self.renderer = renderer
         self.renderPool = renderPool
         self.store = store
         self.metrics = metrics
         self.logger = logger
+        self.fallback = fallback
     }
 
     /// The outcome of the job for `request`, started if none is under way. The job goes on when
@@ -56,7 +58,20 @@ public struct ThumbnailPipeline: Sendable {
         }
         log(request.key, outcome, fetchMilliseconds: fetched.milliseconds(since: started),
             renderMilliseconds: DispatchTime.now().milliseconds(since: fetched))
-        return outcome
+        return await standingIn(for: outcome, request: request)
+    }
+
+    /// A source that failed gets the fallback image, if there is one, rendered with the request's
+    /// options; if that fails too, the source's error stands.
+    private func standingIn(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
+        guard case .failure(let error) = outcome, error.fallsBack, let fallback else { return outcome }
+        let renderer = self.renderer
+        let rendered = await renderPool.runCatching { () throws(ThumbError) in
+            try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+        }
+        guard case .success(let image) = rendered else { return outcome }
+        metrics.increment(.fallbacks)
+        return .success(Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback))
     }
 
     private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {

@@ -32,7 +32,12 @@ extension Configuration {
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
-        reader.read(.watermarkPath) { configuration.render.watermark = try watermarkImage($0) }
+        reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
+        reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
+        reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
+        reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
+        reader.read(.fallbackImageHTTPCode) { configuration.fallback.status = try integer($0, in: 200...599) }
+        reader.read(.fallbackImageTTL) { configuration.fallback.maxAge = try integer($0, in: 0...31_536_000) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
         reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
@@ -87,6 +92,10 @@ extension Configuration {
             } else {
                 configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
             }
+        }
+        let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
+        if fallbackSources.count > 1 {
+            reader.problems.append("\(fallbackSources.map(\.rawValue).joined(separator: ", ")): give one fallback image only")
         }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
     }
@@ -185,20 +194,31 @@ extension Configuration {
         return text.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 
-    /// An existing directory, checked now so a typo fails the start rather than every local source.
-    /// The watermark's bytes, read once at start: a file that is missing or not an image is a
-    /// problem now, not a 500 on the first `wm` URL.
-    private static func watermarkImage(_ path: String) throws -> [UInt8] {
+    /// An image's bytes (the watermark, the fallback), read once at start: a file that is missing
+    /// or not an image is a problem now, not a 500 on the first URL that needs it.
+    private static func imageFile(_ path: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw InvalidValue(expected: "expected a readable image file")
         }
-        let bytes = [UInt8](data)
+        return try image([UInt8](data))
+    }
+
+    /// imgproxy's FALLBACK_IMAGE_DATA: the image itself, in base64.
+    private static func imageData(_ text: String) throws -> [UInt8] {
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw InvalidValue(expected: "expected an image in base64")
+        }
+        return try image([UInt8](data))
+    }
+
+    private static func image(_ bytes: [UInt8]) throws -> [UInt8] {
         guard ContentSniffer.format(of: bytes) != nil else {
             throw InvalidValue(expected: "expected a \(ContentSniffer.readableNames) image")
         }
         return bytes
     }
 
+    /// An existing directory, checked now so a typo fails the start rather than every local source.
     private static func directory(_ text: String) throws -> String {
         let path = try absolutePath(text)
         var info = stat()

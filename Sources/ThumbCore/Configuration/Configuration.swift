@@ -21,6 +21,8 @@ public struct Configuration: Sendable {
     public var fetch = OriginFetcher.Configuration()
     public var limits = ConcurrencyLimits()
     public var render = Renderer.Configuration()
+    /// What a request whose source fails gets instead of an error, if anything.
+    public var fallback = FallbackImage.Settings()
     /// The directory holding thumbd's ImageMagick policy.xml (deploy/policy.xml).
     public var magickPolicyDirectory = "/etc/thumbd"
     /// How URL options are read: presets, presets-only URLs, security options.

@@ -137,8 +137,9 @@ public final class FastCGIServer: Sendable {
     }
 
     /// A client that has gone away makes the writes fail with EPIPE; nothing else to do then.
+    /// The status goes without a reason phrase: nginx adds its own for the code.
     fileprivate static func write(_ response: OutgoingResponse, to stream: UnsafeMutablePointer<FCGX_Stream>?) {
-        var head = "Status: \(response.status) \(response.reasonPhrase)\r\n"
+        var head = "Status: \(response.status)\r\n"
         for header in response.headers {
             head += "\(header.name): \(header.value)\r\n"
         }

@@ -25,32 +25,26 @@ public struct OutgoingResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
 
-    /// The phrases for the statuses thumbd answers with.
-    public var reasonPhrase: String {
-        switch status {
-        case 200: "OK"
-        case 400: "Bad Request"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 413: "Content Too Large"
-        case 422: "Unprocessable Content"
-        case 500: "Internal Server Error"
-        case 502: "Bad Gateway"
-        case 503: "Service Unavailable"
-        case 504: "Gateway Timeout"
-        default: "Status"
-        }
-    }
-
     /// A thumbnail's bytes, for an answer nginx cannot serve from a file (one that could not be
-    /// stored), with the headers nginx sends on a hit; a URL that expires may be kept by caches
-    /// only until it does.
+    /// stored), with the headers nginx sends on a hit and the miss's Server-Timing; a URL that
+    /// expires may be kept by caches only until it does.
     public static func image(_ bytes: [UInt8], format: ImageFormat, disposition: String? = nil,
                              varies: Bool = false, expiresAt: Int? = nil) -> OutgoingResponse {
         var headers = imageHeaders(format: format, disposition: disposition, expiresAt: expiresAt)
         if varies { headers.append(("Vary", "Accept")) }
+        headers.append(("Server-Timing", "thumbd;desc=miss"))
         return OutgoingResponse(status: 200, headers: headers, body: bytes)
+    }
+
+    /// The fallback image, standing in for a source that failed: kept by caches only briefly.
+    public static func fallback(_ bytes: [UInt8], format: ImageFormat, _ fallback: FallbackImage, varies: Bool) -> OutgoingResponse {
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", format.mimeType),
+            ("Cache-Control", "public, max-age=\(fallback.maxAge)"),
+        ]
+        if varies { headers.append(("Vary", "Accept")) }
+        headers.append(("Server-Timing", "thumbd;desc=fallback"))
+        return OutgoingResponse(status: fallback.status, headers: headers, body: bytes)
     }
 
     /// A stored thumbnail, which nginx serves from its file (StoredFileRedirect). nginx keeps

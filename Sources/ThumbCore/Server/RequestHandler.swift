@@ -116,6 +116,9 @@ public struct RequestHandler: Sendable {
     private func answer(_ outcome: JobOutcome, for request: ThumbnailRequest, incoming: IncomingRequest) -> OutgoingResponse {
         switch outcome {
         case .success(let thumbnail):
+            if let fallback = thumbnail.fallback {
+                return .fallback(thumbnail.bytes, format: thumbnail.format, fallback, varies: request.variesByAccept)
+            }
             guard let stored = thumbnail.stored else {
                 return .image(thumbnail.bytes, format: thumbnail.format, disposition: ContentDisposition.header(for: request, format: thumbnail.format),
                               varies: request.variesByAccept, expiresAt: request.options.expiresAt)

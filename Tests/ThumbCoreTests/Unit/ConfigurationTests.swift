@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ThumbCore
 
@@ -154,6 +155,27 @@ struct ConfigurationTests {
             #expect(messages.filter { $0.hasPrefix("\(origin)=\(value.debugDescription):") }.count == 1,
                     "no problem names \(origin)=\(value.debugDescription)")
         }
+    }
+
+    @Test func theFallbackImageIsReadAtStartFromAFileOrBase64() throws {
+        let png = TestImages.draw("xc:magenta", width: 4, height: 3, format: .png)
+        let path = NSTemporaryDirectory() + "thumbd-fallback-\(UUID().uuidString).png"
+        try Data(png).write(to: URL(fileURLWithPath: path))
+        defer { unlink(path) }
+
+        let fromFile = try Self.load([.fallbackImagePath: path, .fallbackImageHTTPCode: "404", .fallbackImageTTL: "30"]).fallback
+        let fromData = try Self.load([.fallbackImageData: Data(png).base64EncodedString()]).fallback
+
+        #expect(fromFile.image == png && fromFile.status == 404 && fromFile.maxAge == 30)
+        #expect(fromData.image == png && fromData.status == 200 && fromData.maxAge == 60)
+    }
+
+    @Test func aFallbackThatIsNoImageOrGivenTwiceIsAProblem() {
+        #expect(Self.problems([.fallbackImagePath: "/etc/hostname"]).first?.contains("image") == true)
+        #expect(Self.problems([.fallbackImageData: "bm90IGFuIGltYWdl"]).first?.contains("image") == true)
+        #expect(Self.problems([.fallbackImageHTTPCode: "99"]).count == 1)
+        let twice = Self.problems([.fallbackImageData: "bm90IGFuIGltYWdl", .fallbackImageURL: "http://127.0.0.1/x.png"])
+        #expect(twice.contains { $0.contains("give one fallback image only") }, "\(twice)")
     }
 
     @Test func keysAndSaltsMustPairUp() {

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// imgproxy's fallback image: a source that cannot be fetched or decoded is answered with the
+/// configured image, rendered with the URL's options, never stored, kept by clients briefly.
+@Suite(.serialized)
+struct FallbackImageTests {
+    let origin: TestOrigin
+    let fallbackPath: String
+    /// Magenta: whatever the options make of it, its pixels say it is the fallback.
+    static let fallback = TestImages.draw("xc:magenta", width: 400, height: 300, format: .png)
+
+    init() throws {
+        origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
+        origin.serve("/text.html", .init(headers: [("Content-Type", "text/html")], body: Array("<p>no image</p>".utf8)))
+        origin.serve("/fallback.png", .image(Self.fallback, contentType: "image/png"))
+        fallbackPath = NSTemporaryDirectory() + "thumbd-fallback-\(UUID().uuidString).png"
+        try Data(Self.fallback).write(to: URL(fileURLWithPath: fallbackPath))
+    }
+
+    @Test func aMissingSourceGetsTheFallbackRenderedWithTheURLsOptionsAndNothingIsStored() throws {
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath])
+        defer { stack.shutdown() }
+
+        let response = try stack.get("/insecure/rs:fill:100:80/plain/\(origin.url("/gone.jpg"))@webp")
+
+        #expect(response.status == 200)
+        #expect(response.headers["content-type"] == "image/webp")
+        #expect(response.headers["cache-control"] == "public, max-age=60")
+        #expect(response.headers["server-timing"] == "thumbd;desc=fallback")
+        let image = try ImageProbe(response.body)
+        #expect((image.format, image.width, image.height) == ("WEBP", 100, 80))
+        let center = image.color(x: 50, y: 40)
+        #expect(center.red > 230 && center.green < 25 && center.blue > 230, "\(center)")
+        #expect(stack.cacheFiles().isEmpty)
+        #expect(try stack.metrics()["thumbd_fallbacks_total"] == 1)
+    }
+
+    @Test func theStatusAndLifetimeAreConfigurableAndAnUndecodableSourceFallsBackToo() throws {
+        let stack = try TestStack(environment: [
+            "THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "404", "IMGPROXY_FALLBACK_IMAGE_TTL": "5",
+        ])
+        defer { stack.shutdown() }
+
+        let response = try stack.get("/insecure/rs:fit:50:50/plain/\(origin.url("/text.html"))@png")
+
+        #expect(response.status == 404)
+        #expect(response.headers["cache-control"] == "public, max-age=5")
+        #expect(try ImageProbe(response.body).width == 50)
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
+    @Test func theRealThumbnailAppearsOnceTheOriginRecovers() throws {
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "THUMBD_NOT_FOUND_CACHE_TTL": "0"])
+        defer { stack.shutdown() }
+        let path = "/insecure/rs:fit:60:60/plain/\(origin.url("/later.jpg"))@png"
+        #expect(try stack.get(path).headers["server-timing"] == "thumbd;desc=fallback")
+
+        // When the origin has the image, nginx still asks thumbd (nothing was stored)
+        origin.serve("/later.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
+        let recovered = try stack.get(path)
+
+        #expect(recovered.status == 200)
+        #expect(recovered.headers["server-timing"] == "thumbd;desc=miss")
+        #expect(try ImageProbe(recovered.body).color(x: 30, y: 1).blue < 60)  // the gradient's red top, not magenta
+        #expect(stack.cacheFiles().count == 1)
+    }
+
+    @Test func requestsThatAreWrongThemselvesGetTheirErrorNotTheFallback() throws {
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "THUMBD_ALLOWED_SOURCES": origin.url("/photo")])
+        defer { stack.shutdown() }
+
+        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 400)
+        #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/elsewhere.jpg"))@png").status == 403)
+    }
+
+    @Test func aFallbackURLIsFetchedOnceAtStart() throws {
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_URL": origin.url("/fallback.png")])
+        defer { stack.shutdown() }
+
+        for width in [40, 41] {
+            let response = try stack.get("/insecure/w:\(width)/plain/\(origin.url("/gone.jpg"))@png")
+            #expect(response.status == 200)
+            #expect(try ImageProbe(response.body).width == width)
+        }
+        #expect(origin.requestCount("/fallback.png") == 1)
+    }
+}
