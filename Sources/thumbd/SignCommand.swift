@@ -4,19 +4,25 @@ import ThumbCore
 struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
-        abstract: "Print the signed URL path for PATH with the configured key and salt.",
+        abstract: "Print the signed URL path for each PATH with the configured key and salt, one per line.",
         discussion: "Example: thumbd sign --key 736563726574 --salt 68656C6C6F /rs:fill:300:200/plain/https://example.com/cat.jpg@webp"
     )
 
     @OptionGroup var settings: SettingsOptions
 
-    @Argument(help: "The path after the signature, starting with /: options, then the source.")
-    var path: String
+    @Argument(help: "Paths after the signature, each starting with /: options, then the source.")
+    var paths: [String]
+
+    func validate() throws {
+        guard !paths.isEmpty else { throw ValidationError("give at least one PATH") }
+        guard paths.allSatisfy({ $0.hasPrefix("/") }) else { throw ValidationError("each PATH must start with /") }
+    }
 
     func run() throws {
-        guard path.hasPrefix("/") else { throw ValidationError("PATH must start with /") }
         let signing = try settings.configuration().signing
-        let signature = signing.pairs.first.map { signing.signature(for: Substring(path), with: $0) } ?? "insecure"
-        print("/\(signature)\(path)")
+        for path in paths {
+            let signature = signing.pairs.first.map { signing.signature(for: Substring(path), with: $0) } ?? "insecure"
+            print("/\(signature)\(path)")
+        }
     }
 }

@@ -1,0 +1,174 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// deploy/run's demo page, as a newcomer sees it: deploy/run itself (with the thumbd these tests
+/// built) on a free port, opened in a real headless Chromium.
+@Suite(.serialized)
+struct DemoPageTests {
+    static let chromium = "/usr/bin/chromium"
+
+    /// What the page's script wrote on one <img> once everything had loaded.
+    struct Tile {
+        let alt: String
+        let size: (width: Int, height: Int)
+        /// The size it is laid out at by itself: its pixels divided by its density.
+        let natural: (width: Int, height: Int)
+        let pixels: (width: Int, height: Int)
+        let dpr: Int
+        let type: String
+        let cache: String
+        let status: String
+        let box: [Int]
+        /// Gallery pictures offer a second density.
+        let hasSrcset: Bool
+    }
+
+    @Test func everyPictureLoadsAtItsSizeInTheNegotiatedFormatAndTheScreenshotShowsThem() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.chromium) else {
+            print("skipped: Chromium is not installed here (Debian's chromium package; deploy/test installs it)")
+            return
+        }
+        let demo = try DemoRun()
+        defer { demo.stop() }
+
+        // First visit: everything is made now, the format-less URLs in the format Chromium's
+        // Accept asks for first (AVIF), the broken source as the fallback
+        let first = try Self.tiles(demo.dumpDOM())
+        let gallery = first.filter(\.hasSrcset)
+        #expect(gallery.count >= 3)
+        #expect(first.count == gallery.count + 12)  // + <picture>, 4 presets, 6 gravities, the broken source
+        for tile in first {
+            #expect(tile.status == "200", "\(tile.alt)")
+            #expect(tile.natural == tile.size && tile.pixels == tile.size, "\(tile)")
+            #expect(tile.dpr == 1)
+        }
+        let negotiated = first.prefix(gallery.count + 1)  // the gallery and the <picture>
+        #expect(negotiated.allSatisfy { $0.type == "image/avif" })
+        #expect(first.dropFirst(negotiated.count).allSatisfy { $0.type == "image/webp" })
+        #expect(first.dropLast().allSatisfy { $0.cache == "miss" })
+        #expect(first.last?.cache == "fallback")
+
+        // On a screen with twice the pixels: the gallery's dpr:2 thumbnails, made now; the
+        // others are hits, served by nginx alone
+        let dense = try Self.tiles(demo.dumpDOM(scale: 2))
+        for tile in dense.prefix(gallery.count) {
+            #expect(tile.dpr == 2 && tile.natural == (300, 200) && tile.pixels == (600, 400) && tile.cache == "miss", "\(tile)")
+        }
+        #expect(dense.dropFirst(gallery.count).dropLast().allSatisfy { $0.cache == "hit" && $0.dpr == 1 })
+
+        // The screenshot: the page's background around the tiles, a picture in every tile's box
+        let screenshot = try ImageProbe(Array(Data(contentsOf: URL(fileURLWithPath: demo.screenshot()))))
+        print("demo page screenshot: \(demo.directory)/screenshot.png")
+        #expect((screenshot.width, screenshot.height) == (DemoRun.window.width, DemoRun.window.height))
+        #expect(Self.isBackground(screenshot.color(x: 3, y: 3)))
+        for tile in first where tile.box[1] + tile.box[3] <= screenshot.height {
+            let (x, y, width, height) = (tile.box[0], tile.box[1], tile.box[2], tile.box[3])
+            let samples = (1...4).flatMap { i in (1...4).map { j in screenshot.color(x: x + width * i / 5, y: y + height * j / 5) } }
+            let painted = samples.filter { !Self.isBackground($0) && !Self.isWhite($0) }.count
+            #expect(painted >= 8, "\(tile.alt) at \(tile.box) looks empty in the screenshot")
+        }
+    }
+
+    static func isBackground(_ color: (red: Int, green: Int, blue: Int)) -> Bool {
+        abs(color.red - 246) < 3 && abs(color.green - 246) < 3 && abs(color.blue - 244) < 3
+    }
+
+    static func isWhite(_ color: (red: Int, green: Int, blue: Int)) -> Bool {
+        color.red > 252 && color.green > 252 && color.blue > 252
+    }
+
+    /// The <img> elements of a dumped DOM, once the page said all were described.
+    static func tiles(_ dom: String) throws -> [Tile] {
+        guard dom.contains("data-ready=") else { throw StackError("the page's script never finished") }
+        let images = try NSRegularExpression(pattern: "<img [^>]*>").matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
+        return try images.map { match in
+            let tag = String(dom[Range(match.range, in: dom)!])
+            func attribute(_ name: String) throws -> String {
+                guard let start = tag.range(of: " \(name)=\"") else { throw StackError("no \(name) in \(tag)") }
+                return String(tag[start.upperBound...].prefix { $0 != "\"" })
+            }
+            func pair(_ text: String) -> (Int, Int) {
+                let parts = text.split(separator: "x").compactMap { Int($0) }
+                return parts.count == 2 ? (parts[0], parts[1]) : (0, 0)
+            }
+            return Tile(alt: try attribute("alt"), size: pair(try attribute("data-size")), natural: pair(try attribute("data-natural")),
+                        pixels: pair(try attribute("data-pixels")),
+                        dpr: Int(try attribute("data-dpr")) ?? 0, type: try attribute("data-type"), cache: try attribute("data-cache"),
+                        status: try attribute("data-status"), box: try attribute("data-box").split(separator: ",").compactMap { Int($0) },
+                        hasSrcset: tag.contains(" srcset="))
+        }
+    }
+}
+
+/// deploy/run in a temp directory on a free port, with the test photos as its origin.
+final class DemoRun {
+    static let window = (width: 1280, height: 2800)
+    let directory: String
+    let port: Int
+    private let process: Process
+
+    init() throws {
+        var template = Array("/tmp/thumbd-demo-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
+        directory = String(cString: made)
+        port = try TestStack.freePort()
+        // The photos deploy/run would fetch, there already: it keeps them
+        let photos = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
+        try FileManager.default.createDirectory(atPath: directory + "/origin", withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: photos)) ?? [] {
+            try FileManager.default.copyItem(atPath: photos + "/" + name, toPath: directory + "/origin/" + name)
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: TestStack.repositoryRoot + "/deploy/run")
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
+        ]) { $1 }
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        _ = FileManager.default.createFile(atPath: directory + "/deploy-run.log", contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
+        // The test runner's threads block most signals, and a child inherits the mask: deploy/run
+        // (bash) would never see the TERM that stops it. It starts with none blocked, as from a shell.
+        var none = sigset_t(), blocked = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &blocked)
+        defer { pthread_sigmask(SIG_SETMASK, &blocked, nil) }
+        try process.run()
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status != 200 {
+            guard Date() < deadline, process.isRunning else { throw StackError("deploy/run did not serve its page") }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory + "/origin")
+        try? FileManager.default.removeItem(atPath: directory + "/cache")
+    }
+
+    /// Chromium's DOM of the page once its network is idle and its scripts ran.
+    func dumpDOM(scale: Int = 1) throws -> String {
+        try chromium(["--force-device-scale-factor=\(scale)", "--dump-dom"])
+    }
+
+    /// The page as Chromium paints it, saved as screenshot.png in the run directory.
+    func screenshot() throws -> String {
+        let path = directory + "/screenshot.png"
+        _ = try chromium(["--hide-scrollbars", "--screenshot=\(path)"])
+        return path
+    }
+
+    /// Each run with a profile of its own: nothing comes from an earlier run's browser cache.
+    private func chromium(_ arguments: [String]) throws -> String {
+        let run = try ProcessRunner.run(DemoPageTests.chromium, [
+            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory)/chromium-\(UUID().uuidString)",
+            "--window-size=\(Self.window.width),\(Self.window.height)", "--virtual-time-budget=30000",
+        ] + arguments + ["http://127.0.0.1:\(port)/"])
+        guard run.status == 0 else { throw StackError("chromium failed: \(run.errors.suffix(2000))") }
+        return run.output
+    }
+}
