@@ -37,6 +37,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS"]),
+        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
     ]
 )

@@ -29,10 +29,12 @@ final class MagickImage {
     var frameCount: Int { MagickGetNumberImages(wand) }
     var orientation: OrientationType { MagickGetImageOrientation(wand) }
 
-    /// Reads only the header: dimensions and orientation, no pixels.
+    /// Reads only the header: dimensions and orientation, no pixels. The first frame is left
+    /// current (ImageMagick leaves the last): a render starts from its size and canvas.
     func ping(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickPingImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .unprocessable("cannot read image header: \($0)") })
+        MagickSetFirstIterator(wand)
     }
 
     /// libjpeg reports a truncated file only as a warning, recorded on the image rather than the
@@ -61,9 +63,19 @@ final class MagickImage {
         wand = first
     }
 
-    /// Turns an animation's frames into whole pictures (GIF and WebP frames may be partial
-    /// updates), so each can be scaled and cropped on its own; delays are kept.
+    /// Turns frames into whole pictures of their canvas (a GIF frame may be a partial update at
+    /// an offset), so each can be scaled and cropped on its own; delays, loop count and the
+    /// disposal that plays them back as before are kept. A lone frame that already covers its
+    /// canvas is left as it is.
     func coalesce() throws(ThumbError) {
+        MagickSetFirstIterator(wand)
+        let covered = coversCanvas
+        guard frameCount > 1 || !covered else { return }
+        // Canvas no frame covers is transparent, as browsers show it. Coalescing fills it with the
+        // GIF's background colour instead when the first frame has no alpha channel to carry it.
+        if !covered {
+            try check(MagickSetImageAlphaChannel(wand, SetAlphaChannel), or: { .internalFailure("alpha: \($0)") })
+        }
         guard let whole = MagickCoalesceImages(wand) else { throw failure { .unprocessable("cannot read animation: \($0)") } }
         DestroyMagickWand(wand)
         wand = whole
