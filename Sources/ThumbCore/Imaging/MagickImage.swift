@@ -240,6 +240,7 @@ final class MagickImage {
 
     /// Every frame gets the format and quality: an animation is written in its first frame's.
     func encode(as format: ImageFormat, quality: Int) throws(ThumbError) -> [UInt8] {
+        if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .unprocessable("cannot write \(format.rawValue): \($0)") })
             if format != .png && format != .gif {

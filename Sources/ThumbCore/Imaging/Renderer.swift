@@ -139,11 +139,13 @@ public struct Renderer: Sendable {
         return Header(width: width, height: height, frames: frames, transposed: isTransposed(orientation))
     }
 
-    /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees;
-    /// at the smallest size the hint allows: libjpeg scaling by the DCT (from the DC scans alone
-    /// at 1/8), libwebp's rescaler; else ImageMagick reads the whole file.
+    /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:
+    /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
+    /// (libjpeg scaling by the DCT, from the DC scans alone at 1/8; libwebp's rescaler); else
+    /// ImageMagick reads the whole file.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
                        animated: Bool, into image: MagickImage) throws(ThumbError) {
+        if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return }
         if let hint {
             switch format {
             case .jpeg:

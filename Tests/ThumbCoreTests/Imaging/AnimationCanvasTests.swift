@@ -18,6 +18,7 @@ struct AnimationCanvasTests {
         let canvas: (width: Int, height: Int)
         let patches: [Patch]
         var dispose = NoneDispose
+        var blend = true
         var testDescription: String { name }
 
         /// What each frame shows, bottom up: every patch so far, or with background disposal,
@@ -26,17 +27,17 @@ struct AnimationCanvasTests {
             patches.indices.map { dispose == BackgroundDispose ? [patches[$0]] : Array(patches[...$0]) }
         }
 
-        func source(_ format: ImageFormat) -> [UInt8] {
-            GoldenImages.patchedAnimation(canvas: canvas, frames: patches, delays: [10, 20, 30], loops: 3,
-                                          dispose: dispose, format: format)
+        func source(_ format: SourceFormat, loops: Int = 3) -> [UInt8] {
+            GoldenImages.patchedAnimation(canvas: canvas, frames: patches, delays: [10, 20, 30], loops: loops,
+                                          dispose: dispose, blend: blend, format: ImageFormat(rawValue: format.rawValue)!)
         }
     }
 
-    /// The issue's: 245x245, a whole first frame, then a 245x212 frame at (0, 33) and a 100x50
-    /// one at (60, 100).
+    /// The issue's: 245x245, a whole first frame, then a 245x212 frame at (0, 32) (WebP places
+    /// frames at even offsets) and a 100x50 one at (60, 100).
     static let issue = Animation(name: "later frames smaller", canvas: (245, 245), patches: [
         Patch(color: red, x: 0, y: 0, width: 245, height: 245),
-        Patch(color: lime, x: 0, y: 33, width: 245, height: 212),
+        Patch(color: lime, x: 0, y: 32, width: 245, height: 212),
         Patch(color: blue, x: 60, y: 100, width: 100, height: 50),
     ])
     /// A first frame that covers only the middle of a wide canvas.
@@ -51,6 +52,15 @@ struct AnimationCanvasTests {
         Patch(color: red, x: 70, y: 70, width: 40, height: 40),
         Patch(color: blue, x: 10, y: 70, width: 40, height: 40),
     ], dispose: BackgroundDispose)
+    /// WebP only: a frame that replaces its rectangle (no blending), here with transparency.
+    static let cutOut = Animation(name: "frame replacing its rectangle", canvas: (120, 120), patches: [
+        Patch(color: red, x: 0, y: 0, width: 120, height: 120),
+        Patch(color: nil, x: 20, y: 20, width: 40, height: 40),
+        Patch(color: blue, x: 60, y: 60, width: 40, height: 40),
+    ], blend: false)
+
+    /// Every source format with every animated output.
+    static let conversions: [(source: SourceFormat, output: ImageFormat)] = [(.gif, .gif), (.gif, .webp), (.webp, .gif), (.webp, .webp)]
 
     static func render(_ source: [UInt8], from sourceFormat: SourceFormat, to format: ImageFormat,
                        maxFrames: Int) throws -> AnimationProbe {
@@ -64,11 +74,11 @@ struct AnimationCanvasTests {
                                                                                 options: options).bytes)
     }
 
-    @Test(arguments: [issue, partialFirst, moving], [(SourceFormat.gif, ImageFormat.gif)])
+    @Test(arguments: [issue, partialFirst, moving], conversions)
     func everyFrameIsTheScaledCanvasWithEachPatchWhereItLands(animation: Animation,
                                                                formats: (source: SourceFormat, output: ImageFormat)) throws {
         // Given an animation whose frames are stored as patches of its canvas
-        let source = animation.source(ImageFormat(rawValue: formats.source.rawValue)!)
+        let source = animation.source(formats.source)
         let header = try Renderer.header(of: source, format: formats.source, maxPixels: 50_000_000, maxFrames: 10)
         #expect((header.width, header.height, header.frames) == (animation.canvas.width, animation.canvas.height, 3))
 
@@ -93,10 +103,12 @@ struct AnimationCanvasTests {
         }
     }
 
-    @Test(arguments: [issue, partialFirst], [ImageFormat.png, .gif, .webp])
-    func theFirstFrameAloneIsTheScaledCanvas(animation: Animation, output: ImageFormat) throws {
+    @Test(arguments: [issue, partialFirst], [SourceFormat.gif, .webp].flatMap { source in
+        [ImageFormat.png, .gif, .webp].map { (source: source, output: $0) }
+    })
+    func theFirstFrameAloneIsTheScaledCanvas(animation: Animation, formats: (source: SourceFormat, output: ImageFormat)) throws {
         // Given an animation, when only its first frame is rendered (the default)
-        let probe = try Self.render(animation.source(.gif), from: .gif, to: output, maxFrames: 1)
+        let probe = try Self.render(animation.source(formats.source), from: formats.source, to: formats.output, maxFrames: 1)
 
         // Then the thumbnail is the scaled canvas, the first patch where it lands on it
         #expect(probe.stored.count == 1)
@@ -104,9 +116,31 @@ struct AnimationCanvasTests {
         Self.expectShown(probe, frame: 0, animation.scenes[0], canvas: animation.canvas)
     }
 
-    @Test func theLoopCountIsKept() throws {
-        let probe = try Self.render(Self.issue.source(.gif), from: .gif, to: .gif, maxFrames: 10)
-        #expect(probe.loops == 3)
+    @Test(arguments: conversions, [0, 1, 3])
+    func theLoopCountIsKept(formats: (source: SourceFormat, output: ImageFormat), loops: Int) throws {
+        // Given an animation played for ever, once (a GIF without a loop count), or three times
+        let source = Self.issue.source(formats.source, loops: loops)
+
+        // When it is rendered animated
+        let probe = try Self.render(source, from: formats.source, to: formats.output, maxFrames: 10)
+
+        // Then it stays an animation of three frames, played as many times
+        #expect(probe.stored.count == 3)
+        #expect(probe.loops == loops)
+    }
+
+    @Test(arguments: [ImageFormat.gif, .webp])
+    func aWebPFrameThatReplacesItsRectangleLeavesWhatItHolds(output: ImageFormat) throws {
+        // Given a WebP whose second frame replaces a square of the red canvas with transparency
+        let animation = Self.cutOut
+
+        // When it is rendered animated
+        let probe = try Self.render(animation.source(.webp), from: .webp, to: output, maxFrames: 10)
+
+        // Then that square is transparent from the second frame on, not red drawn over by nothing
+        #expect(probe.framesShown == 3)
+        Self.expectShown(probe, frame: 1, animation.scenes[1], canvas: animation.canvas)
+        Self.expectShown(probe, frame: 2, animation.scenes[2], canvas: animation.canvas)
     }
 
     // MARK: - Helpers
@@ -136,7 +170,7 @@ struct AnimationCanvasTests {
                     return (alongY && (abs(px - r.x0) < 2 || abs(px - r.x1) < 2)) || (alongX && (abs(py - r.y0) < 2 || abs(py - r.y1) < 2))
                 }
                 if nearEdge { continue }
-                let expected = rectangles.last { px > $0.x0 && px < $0.x1 && py > $0.y0 && py < $0.y1 }?.0
+                let expected = rectangles.last { px > $0.x0 && px < $0.x1 && py > $0.y0 && py < $0.y1 }?.0 ?? nil
                 let seen = probe.pixel(frame: frame, x: x, y: y)
                 let matches = expected.map { color in
                     seen.alpha > 225 && abs(seen.red - Int(color.red)) <= 40 && abs(seen.green - Int(color.green)) <= 40

@@ -1,4 +1,5 @@
 import CMagickWand
+import CWebP
 @testable import ThumbCore
 
 extension GoldenImages {
@@ -41,36 +42,80 @@ extension GoldenImages {
 }
 
 extension GoldenImages {
-    /// A rectangle of one colour on an animation's canvas, in the source's pixels.
+    /// A rectangle of one colour on an animation's canvas, in the source's pixels; nil is
+    /// transparent (WebP only: a GIF frame's transparent pixels leave the canvas as it was).
     struct Patch: Sendable {
-        let color: RGBColor
+        let color: RGBColor?
         let x: Int, y: Int, width: Int, height: Int
     }
 
     /// An animation whose every frame is stored as only its patch, at the patch's offset on the
-    /// canvas, as most GIFs on the web are (WebP's encoder cuts such rectangles itself); canvas
-    /// no frame has drawn on is transparent. `dispose` is what a frame leaves for the next:
-    /// NoneDispose keeps it, BackgroundDispose clears its rectangle. Delays are in hundredths of
-    /// a second, `loops` counts plays as ImageMagick does (0: for ever).
+    /// canvas, as most GIFs on the web are; canvas no frame has drawn on is transparent.
+    /// `dispose` is what a frame leaves for the next: NoneDispose keeps it, BackgroundDispose
+    /// clears its rectangle. A WebP frame replaces its rectangle rather than being drawn over it
+    /// when `blend` is false. Delays are in hundredths of a second, `loops` counts plays as
+    /// ImageMagick and WebP do (0: for ever; a GIF's own loop count is one less).
     static func patchedAnimation(canvas: (width: Int, height: Int), frames: [Patch], delays: [Int], loops: Int,
-                                 dispose: DisposeType = NoneDispose, format: ImageFormat) -> [UInt8] {
+                                 dispose: DisposeType = NoneDispose, blend: Bool = true,
+                                 format: ImageFormat) -> [UInt8] {
+        switch format {
+        case .gif: patchedGIF(canvas: canvas, frames: frames, delays: delays, loops: loops, dispose: dispose)
+        case .webp: patchedWebP(canvas: canvas, frames: frames, delays: delays, loops: loops, dispose: dispose, blend: blend)
+        default: preconditionFailure("\(format) has no animation")
+        }
+    }
+
+    private static func patchedGIF(canvas: (width: Int, height: Int), frames: [Patch], delays: [Int], loops: Int,
+                                   dispose: DisposeType) -> [UInt8] {
         TestImages.startImageMagick()
         let wand = NewMagickWand()!
         defer { DestroyMagickWand(wand) }
         for (patch, delay) in zip(frames, delays) {
+            guard let color = patch.color else { preconditionFailure("a GIF frame cannot clear its rectangle") }
             MagickSetSize(wand, patch.width, patch.height)
-            precondition(MagickReadImage(wand, "xc:\(patch.color.magickName)") == MagickTrue)
+            precondition(MagickReadImage(wand, "xc:\(color.magickName)") == MagickTrue)
             // Without an alpha channel, ImageMagick fills the uncovered canvas with the background colour.
             MagickSetImageAlphaChannel(wand, SetAlphaChannel)
             MagickSetImagePage(wand, canvas.width, canvas.height, patch.x, patch.y)
             MagickSetImageDelay(wand, delay)
             MagickSetImageDispose(wand, dispose)
             MagickSetImageIterations(wand, loops)
-            MagickSetImageFormat(wand, format.magickName)
+            MagickSetImageFormat(wand, "GIF")
         }
         var length = 0
         let blob = MagickGetImagesBlob(wand, &length)!
         defer { MagickRelinquishMemory(blob) }
         return Array(UnsafeBufferPointer(start: blob, count: length))
+    }
+
+    /// Put together frame by frame with libwebp's muxer (ImageMagick 6 writes WebP frames with
+    /// the wrong delays, and its own rectangles).
+    private static func patchedWebP(canvas: (width: Int, height: Int), frames: [Patch], delays: [Int], loops: Int,
+                                    dispose: DisposeType, blend: Bool) -> [UInt8] {
+        let mux = WebPMuxNew()!
+        defer { WebPMuxDelete(mux) }
+        for (patch, delay) in zip(frames, delays) {
+            precondition(patch.x % 2 == 0 && patch.y % 2 == 0, "WebP frames sit at even offsets")
+            let pixel: [UInt8] = patch.color.map { [$0.red, $0.green, $0.blue, 255] } ?? [0, 0, 0, 0]
+            let rgba = Array([[UInt8]](repeating: pixel, count: patch.width * patch.height).joined())
+            var encoded: UnsafeMutablePointer<UInt8>?
+            let size = WebPEncodeLosslessRGBA(rgba, Int32(patch.width), Int32(patch.height), Int32(patch.width * 4), &encoded)
+            precondition(size > 0)
+            defer { WebPFree(encoded) }
+            var frame = WebPMuxFrameInfo()
+            frame.bitstream = WebPData(bytes: encoded, size: size)
+            frame.id = WEBP_CHUNK_ANMF
+            (frame.x_offset, frame.y_offset, frame.duration) = (Int32(patch.x), Int32(patch.y), Int32(delay * 10))
+            frame.dispose_method = dispose == BackgroundDispose ? WEBP_MUX_DISPOSE_BACKGROUND : WEBP_MUX_DISPOSE_NONE
+            frame.blend_method = blend ? WEBP_MUX_BLEND : WEBP_MUX_NO_BLEND
+            precondition(WebPMuxPushFrame(mux, &frame, 1) == WEBP_MUX_OK)
+        }
+        var parameters = WebPMuxAnimParams(bgcolor: 0, loop_count: Int32(loops))
+        precondition(WebPMuxSetAnimationParams(mux, &parameters) == WEBP_MUX_OK)
+        precondition(WebPMuxSetCanvasSize(mux, Int32(canvas.width), Int32(canvas.height)) == WEBP_MUX_OK)
+        var data = WebPData()
+        precondition(WebPMuxAssemble(mux, &data) == WEBP_MUX_OK)
+        defer { WebPDataClear(&data) }
+        return Array(UnsafeBufferPointer(start: data.bytes, count: data.size))
     }
 }
