@@ -50,6 +50,15 @@ final class MagickImage {
         }
     }
 
+    /// Reads the first frame alone: ImageMagick's readers stop after the scene asked for, where a
+    /// whole read would decode every frame of an animation only for the rest to be dropped.
+    func readFirstFrame(_ bytes: [UInt8]) throws(ThumbError) {
+        MagickSetFilename(wand, "[0]")
+        defer { MagickSetFilename(wand, "") }
+        try read(bytes)
+        try keepFirstFrame()
+    }
+
     func setOption(_ key: String, _ value: String) {
         MagickSetOption(wand, key, value)
     }

@@ -157,8 +157,7 @@ public struct Renderer: Sendable {
                 break
             }
         }
-        try image.read(source)
-        if !animated { try image.keepFirstFrame() }
+        if animated { try image.read(source) } else { try image.readFirstFrame(source) }
         if animated || format.drawsFramesOnCanvas { try image.coalesce() }
     }
 
