@@ -205,14 +205,10 @@ import Testing
     /// A PNG whose IHDR claims `width` x `height` (8-bit RGB), with valid CRCs and an IDAT that
     /// holds an empty zlib stream.
     static func png(width: UInt32, height: UInt32) -> [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let typed = Array(type.utf8) + data
-            return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
-        }
-        let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+        let header = PNGChunks.bigEndian(width) + PNGChunks.bigEndian(height) + [8, 2, 0, 0, 0]
         let emptyZlibStream: [UInt8] = [0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
-        return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
-            + chunk("IHDR", header) + chunk("IDAT", emptyZlibStream) + chunk("IEND", [])
+        return PNGChunks.signature
+            + PNGChunks.chunk("IHDR", header) + PNGChunks.chunk("IDAT", emptyZlibStream) + PNGChunks.chunk("IEND", [])
     }
 
     /// A GIF whose screen and only frame claim `width` x `height`, with a two-colour palette and
@@ -223,23 +219,7 @@ import Testing
             + [0x2c, 0, 0, 0, 0] + size + [0] + [0x02, 0x02, 0x44, 0x01, 0x00] + [0x3b]
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
-    }
-
     static func littleEndian(_ value: UInt16) -> [UInt8] {
         [UInt8(value & 0xff), UInt8(value >> 8)]
-    }
-
-    /// CRC-32 as PNG chunks carry it (ISO 3309, reflected, polynomial 0xEDB88320).
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xffff_ffff
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 {
-                crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1
-            }
-        }
-        return ~crc
     }
 }
