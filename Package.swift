@@ -37,6 +37,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
+        .testTarget(name: "ThumbCoreTests",
+                    dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
     ]
 )

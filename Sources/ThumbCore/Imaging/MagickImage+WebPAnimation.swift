@@ -12,10 +12,14 @@ extension MagickImage {
     func readAnimatedWebP(_ bytes: [UInt8], frames: Int) throws(ThumbError) -> Bool {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
-        guard status == VP8_STATUS_OK else { throw .unprocessable("cannot decode image: WebP status \(status.rawValue)") }
+        guard status == VP8_STATUS_OK else {
+            throw .unprocessable("cannot decode image: WebP status \(status.rawValue)")
+        }
         guard features.has_animation != 0 else { return false }
         var options = WebPAnimDecoderOptions()
-        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw .internalFailure("libwebp: wrong demuxer version") }
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
+            throw .internalFailure("libwebp: wrong demuxer version")
+        }
         options.color_mode = MODE_RGBA
         // The decoder keeps pointers into the bytes: they are borrowed for the whole decode.
         let failure: ThumbError? = bytes.withUnsafeBufferPointer { buffer in
@@ -25,7 +29,9 @@ extension MagickImage {
             }
             defer { WebPAnimDecoderDelete(decoder) }
             var info = WebPAnimInfo()
-            guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else { return .unprocessable("cannot decode image: WebP animation") }
+            guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else {
+                return .unprocessable("cannot decode image: WebP animation")
+            }
             var previous: Int32 = 0
             for _ in 0..<min(frames, Int(info.frame_count)) {
                 var pixels: UnsafeMutablePointer<UInt8>?

@@ -126,7 +126,8 @@ public struct Renderer: Sendable {
             let header = MagickImage()
             try header.ping(source)
             let size = format.drawsFramesOnCanvas ? header.canvas : (width: header.width, height: header.height)
-            (width, height, frames, orientation) = (size.width, size.height, max(1, header.frameCount), header.orientation)
+            (width, height) = size
+            (frames, orientation) = (max(1, header.frameCount), header.orientation)
         }
         guard width > 0, height > 0 else { throw .unprocessable("image has no pixels") }
         if maxFrames > 1, frames > maxFrames {

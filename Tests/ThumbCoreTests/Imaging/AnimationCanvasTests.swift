@@ -29,7 +29,8 @@ struct AnimationCanvasTests {
 
         func source(_ format: SourceFormat, loops: Int = 3) -> [UInt8] {
             GoldenImages.patchedAnimation(canvas: canvas, frames: patches, delays: [10, 20, 30], loops: loops,
-                                          dispose: dispose, blend: blend, format: ImageFormat(rawValue: format.rawValue)!)
+                                          dispose: dispose, blend: blend,
+                                          format: ImageFormat(rawValue: format.rawValue)!)
         }
     }
 
@@ -60,7 +61,9 @@ struct AnimationCanvasTests {
     ], blend: false)
 
     /// Every source format with every animated output.
-    static let conversions: [(source: SourceFormat, output: ImageFormat)] = [(.gif, .gif), (.gif, .webp), (.webp, .gif), (.webp, .webp)]
+    static let conversions: [(source: SourceFormat, output: ImageFormat)] = [
+        (.gif, .gif), (.gif, .webp), (.webp, .gif), (.webp, .webp),
+    ]
 
     static func render(_ source: [UInt8], from sourceFormat: SourceFormat, to format: ImageFormat,
                        maxFrames: Int) throws -> AnimationProbe {
@@ -75,8 +78,9 @@ struct AnimationCanvasTests {
     }
 
     @Test(arguments: [issue, partialFirst, moving], conversions)
-    func everyFrameIsTheScaledCanvasWithEachPatchWhereItLands(animation: Animation,
-                                                               formats: (source: SourceFormat, output: ImageFormat)) throws {
+    func everyFrameIsTheScaledCanvasWithEachPatchWhereItLands(
+        animation: Animation, formats: (source: SourceFormat, output: ImageFormat)
+    ) throws {
         // Given an animation whose frames are stored as patches of its canvas
         let source = animation.source(formats.source)
         let header = try Renderer.header(of: source, format: formats.source, maxPixels: 50_000_000, maxFrames: 10)
@@ -91,10 +95,12 @@ struct AnimationCanvasTests {
         #expect(probe.canvas == scaled)
         for frame in probe.stored {
             #expect((frame.canvasWidth, frame.canvasHeight) == scaled)
-            #expect(frame.x >= 0 && frame.y >= 0 && frame.x + frame.width <= scaled.width && frame.y + frame.height <= scaled.height,
-                    "\(frame) lies outside the canvas")
+            #expect(frame.x >= 0 && frame.x + frame.width <= scaled.width, "\(frame) lies outside the canvas")
+            #expect(frame.y >= 0 && frame.y + frame.height <= scaled.height, "\(frame) lies outside the canvas")
             // A GIF's frames are written whole; WebP's encoder cuts its own rectangles.
-            if formats.output == .gif { #expect((frame.width, frame.height, frame.x, frame.y) == (scaled.width, scaled.height, 0, 0)) }
+            if formats.output == .gif {
+                #expect((frame.width, frame.height, frame.x, frame.y) == (scaled.width, scaled.height, 0, 0))
+            }
         }
         #expect(probe.stored.map(\.delayMilliseconds) == [100, 200, 300])
         // and each patch lands where it belongs, the rest of the canvas transparent
@@ -106,9 +112,12 @@ struct AnimationCanvasTests {
     @Test(arguments: [issue, partialFirst], [SourceFormat.gif, .webp].flatMap { source in
         [ImageFormat.png, .gif, .webp].map { (source: source, output: $0) }
     })
-    func theFirstFrameAloneIsTheScaledCanvas(animation: Animation, formats: (source: SourceFormat, output: ImageFormat)) throws {
+    func theFirstFrameAloneIsTheScaledCanvas(
+        animation: Animation, formats: (source: SourceFormat, output: ImageFormat)
+    ) throws {
         // Given an animation, when only its first frame is rendered (the default)
-        let probe = try Self.render(animation.source(formats.source), from: formats.source, to: formats.output, maxFrames: 1)
+        let source = animation.source(formats.source)
+        let probe = try Self.render(source, from: formats.source, to: formats.output, maxFrames: 1)
 
         // Then the thumbnail is the scaled canvas, the first patch where it lands on it
         #expect(probe.stored.count == 1)
@@ -167,7 +176,8 @@ struct AnimationCanvasTests {
                 let (px, py) = (Double(x) + 0.5, Double(y) + 0.5)
                 let nearEdge = rectangles.contains { r in
                     let alongX = px > r.x0 - 2 && px < r.x1 + 2, alongY = py > r.y0 - 2 && py < r.y1 + 2
-                    return (alongY && (abs(px - r.x0) < 2 || abs(px - r.x1) < 2)) || (alongX && (abs(py - r.y0) < 2 || abs(py - r.y1) < 2))
+                    return (alongY && (abs(px - r.x0) < 2 || abs(px - r.x1) < 2))
+                        || (alongX && (abs(py - r.y0) < 2 || abs(py - r.y1) < 2))
                 }
                 if nearEdge { continue }
                 let expected = rectangles.last { px > $0.x0 && px < $0.x1 && py > $0.y0 && py < $0.y1 }?.0 ?? nil
@@ -176,9 +186,12 @@ struct AnimationCanvasTests {
                     seen.alpha > 225 && abs(seen.red - Int(color.red)) <= 40 && abs(seen.green - Int(color.green)) <= 40
                         && abs(seen.blue - Int(color.blue)) <= 40
                 } ?? (seen.alpha < 30)
-                if !matches { wrong.append("(\(x),\(y)) is \(seen), expected \(expected.map(\.magickName) ?? "transparent")") }
+                if !matches {
+                    wrong.append("(\(x),\(y)) is \(seen), expected \(expected.map(\.magickName) ?? "transparent")")
+                }
             }
         }
-        #expect(wrong.isEmpty, "frame \(frame): \(wrong.count) pixels wrong, first \(wrong.prefix(3))", sourceLocation: sourceLocation)
+        #expect(wrong.isEmpty, "frame \(frame): \(wrong.count) pixels wrong, first \(wrong.prefix(3))",
+                sourceLocation: sourceLocation)
     }
 }

@@ -60,7 +60,8 @@ extension GoldenImages {
                                  format: ImageFormat) -> [UInt8] {
         switch format {
         case .gif: patchedGIF(canvas: canvas, frames: frames, delays: delays, loops: loops, dispose: dispose)
-        case .webp: patchedWebP(canvas: canvas, frames: frames, delays: delays, loops: loops, dispose: dispose, blend: blend)
+        case .webp:
+            patchedWebP(canvas: canvas, frames: frames, delays: delays, loops: loops, dispose: dispose, blend: blend)
         default: preconditionFailure("\(format) has no animation")
         }
     }
@@ -99,7 +100,8 @@ extension GoldenImages {
             let pixel: [UInt8] = patch.color.map { [$0.red, $0.green, $0.blue, 255] } ?? [0, 0, 0, 0]
             let rgba = Array([[UInt8]](repeating: pixel, count: patch.width * patch.height).joined())
             var encoded: UnsafeMutablePointer<UInt8>?
-            let size = WebPEncodeLosslessRGBA(rgba, Int32(patch.width), Int32(patch.height), Int32(patch.width * 4), &encoded)
+            let (width, height) = (Int32(patch.width), Int32(patch.height))
+            let size = WebPEncodeLosslessRGBA(rgba, width, height, width * 4, &encoded)
             precondition(size > 0)
             defer { WebPFree(encoded) }
             var frame = WebPMuxFrameInfo()
