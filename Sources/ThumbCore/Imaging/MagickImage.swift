@@ -37,16 +37,13 @@ final class MagickImage {
         MagickSetFirstIterator(wand)
     }
 
-    /// libjpeg reports a truncated file only as a warning, recorded on the image rather than the
-    /// wand, and fills the rest with grey; a thumbnail of that would be cached for good.
+    /// Decodes the file; one its decoder complained of as broken, though it returned pixels (a
+    /// truncated or corrupt JPEG, filled with grey), is unprocessable: see DecoderComplaint.
     func read(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .unprocessable("cannot decode image: \($0)") })
-        guard let exception = GetImageFromMagickWand(wand)?.pointee.exception,
-              exception.severity == CorruptImageWarning, let reason = exception.reason else { return }
-        let text = String(cString: reason)
-        if text.localizedCaseInsensitiveContains("premature end") {
-            throw .unprocessable("image is truncated: \(text)")
+        if let broken = readComplaints.first(where: \.meansBrokenFile) {
+            throw .unprocessable("image is damaged: \(broken.message)")
         }
     }
 

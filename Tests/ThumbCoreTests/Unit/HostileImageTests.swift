@@ -166,6 +166,62 @@ import Testing
         }
     }
 
+    /// Sources a decoder still half-reads: (what, bytes, format, what the refusal says). libjpeg
+    /// fills corrupt scans with grey and says so only in warnings; libpng passes a failed CRC of
+    /// an ancillary chunk as a warning; ImageMagick returns pixels whose colours the palette
+    /// lacks. Two more are refused outright, before any of this, and stay so.
+    static let damaged: [(String, [UInt8], SourceFormat, String)] = [
+        ("a JPEG with corrupt scan data",
+         BrokenImages.jpeg(TestImages.jpeg(width: 400, height: 300), corruptingScan: 0),
+         .jpeg, "image is damaged: Corrupt JPEG data"),
+        // Shrunk at 1/8 from its DC scans, where the damage is; the fallback reads it whole and fails it too.
+        ("a progressive JPEG with a corrupt DC scan",
+         BrokenImages.jpeg(ProgressiveJPEGTests.photo(sampling: "2x2", progressive: true), corruptingScan: 0),
+         .jpeg, "image is damaged: Corrupt JPEG data"),
+        ("a PNG whose text chunk fails its CRC", PNGChunks.rewriting("tEXt", in: png, validCRC: false),
+         .png, "image is damaged: tEXt: CRC error"),
+        ("a palette PNG whose pixels name colours its palette lacks",
+         PNGChunks.rewriting("PLTE", in: GoldenImages.quadrants(width: 40, height: 40, format: .png)) {
+             $0 = [255, 0, 0]  // one colour of the four
+         },
+         .png, "image is damaged: invalid colormap index"),
+        ("a PNG whose IHDR names an unknown compression method", PNGChunks.rewriting("IHDR", in: png) { $0[10] = 1 },
+         .png, "cannot read image header"),
+        ("a PNG whose pixel data fails its CRC", PNGChunks.rewriting("IDAT", in: png, validCRC: false),
+         .png, "cannot decode image"),
+    ]
+    static let png = TestImages.draw("gradient:red-blue", width: 400, height: 300, format: .png)
+
+    @Test(arguments: damaged)
+    func aSourceItsDecoderCallsBrokenIsUnprocessable(what: String, source: [UInt8], format: SourceFormat,
+                                                      reason: String) {
+        // Given a damaged source, still known by its first bytes
+        #expect(ContentSniffer.format(of: source) == format)
+
+        // When it is rendered
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: Self.small(.png))
+        }
+
+        // Then it is unprocessable, and says why, rather than a thumbnail of grey blocks or wrong colours
+        #expect(refusal?.hasPrefix(reason) == true, "\(what): \(refusal ?? "rendered")")
+    }
+
+    @Test func aJPEGWithPaddingBeforeItsEndStillRenders() throws {
+        // Given a JPEG with padding before its end marker, which libjpeg calls corrupt data and skips
+        let source = BrokenImages.jpegPaddedBeforeItsEnd(TestImages.jpeg(width: 400, height: 300))
+        let image = MagickImage()
+        try image.read(source)
+        #expect(image.readComplaints.contains { $0.message.contains("extraneous bytes before marker") })
+
+        // When it is rendered
+        let rendered = try Renderer(configuration: .init())
+            .render(source, sourceFormat: .jpeg, options: Self.small(.png))
+
+        // Then it is a thumbnail like any other
+        #expect((rendered.width, rendered.height) == (40, 30))
+    }
+
     // MARK: - Helpers
 
     /// The message of the `.unprocessable` error `body` threw; nil when it did not throw. Any
