@@ -39,6 +39,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbCoreTests", dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS"]),
+        .testTarget(name: "ThumbCoreTests",
+                    dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
     ]
 )

@@ -2,4 +2,6 @@
 #define THUMBD_CWEBP_SHIM_H
 #include <webp/decode.h>
 #include <webp/demux.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
 #endif

@@ -11,4 +11,8 @@ public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
 
     /// The output format that is this very format, for `skip_processing`.
     public var asOutput: ImageFormat? { ImageFormat(rawValue: rawValue) }
+
+    /// GIF and WebP draw each frame on a canvas of the file's size, at an offset: a frame may
+    /// cover only the part that changed, and the canvas is the picture a viewer sees.
+    var drawsFramesOnCanvas: Bool { self == .gif || self == .webp }
 }

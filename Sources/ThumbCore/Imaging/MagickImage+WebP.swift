@@ -7,7 +7,7 @@ extension MagickImage {
     /// thumbnail cost 1.75 s of CPU and 247 MB that way. Decodes at twice the size asked for
     /// (never above the source), so the render's own resize still does the filtering and the
     /// thumbnail stays as sharp; keeps the ICC and EXIF profiles as ImageMagick's reader does.
-    /// Returns false, having read nothing, for an animation: ImageMagick reads its frames.
+    /// Returns false, having read nothing, for an animation (`readAnimatedWebP` decodes those).
     func readWebP(_ bytes: [UInt8], scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .internalFailure("libwebp: wrong decoder version") }
@@ -43,12 +43,17 @@ extension MagickImage {
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let demux = WebPDemux(&data) else { return }
             defer { WebPDemuxDelete(demux) }
-            for (chunk, profile) in [("ICCP", "icc"), ("EXIF", "exif")] {
-                var iterator = WebPChunkIterator()
-                guard WebPDemuxGetChunk(demux, chunk, 1, &iterator) != 0 else { continue }
-                MagickSetImageProfile(wand, profile, iterator.chunk.bytes, iterator.chunk.size)
-                WebPDemuxReleaseChunkIterator(&iterator)
-            }
+            copyProfiles(from: demux)
+        }
+    }
+
+    /// Gives the current frame the file's ICC and EXIF profiles.
+    func copyProfiles(from demux: OpaquePointer) {
+        for (chunk, profile) in [("ICCP", "icc"), ("EXIF", "exif")] {
+            var iterator = WebPChunkIterator()
+            guard WebPDemuxGetChunk(demux, chunk, 1, &iterator) != 0 else { continue }
+            MagickSetImageProfile(wand, profile, iterator.chunk.bytes, iterator.chunk.size)
+            WebPDemuxReleaseChunkIterator(&iterator)
         }
     }
 }

@@ -29,23 +29,31 @@ final class MagickImage {
     var frameCount: Int { MagickGetNumberImages(wand) }
     var orientation: OrientationType { MagickGetImageOrientation(wand) }
 
-    /// Reads only the header: dimensions and orientation, no pixels.
+    /// Reads only the header: dimensions and orientation, no pixels. The first frame is left
+    /// current (ImageMagick leaves the last): a render starts from its size and canvas.
     func ping(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickPingImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .unprocessable("cannot read image header: \($0)") })
+        MagickSetFirstIterator(wand)
     }
 
-    /// libjpeg reports a truncated file only as a warning, recorded on the image rather than the
-    /// wand, and fills the rest with grey; a thumbnail of that would be cached for good.
+    /// Decodes the file; one its decoder complained of as broken, though it returned pixels (a
+    /// truncated or corrupt JPEG, filled with grey), is unprocessable: see DecoderComplaint.
     func read(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .unprocessable("cannot decode image: \($0)") })
-        guard let exception = GetImageFromMagickWand(wand)?.pointee.exception,
-              exception.severity == CorruptImageWarning, let reason = exception.reason else { return }
-        let text = String(cString: reason)
-        if text.localizedCaseInsensitiveContains("premature end") {
-            throw .unprocessable("image is truncated: \(text)")
+        if let broken = readComplaints.first(where: \.meansBrokenFile) {
+            throw .unprocessable("image is damaged: \(broken.message)")
         }
+    }
+
+    /// Reads the first frame alone: ImageMagick's readers stop after the scene asked for, where a
+    /// whole read would decode every frame of an animation only for the rest to be dropped.
+    func readFirstFrame(_ bytes: [UInt8]) throws(ThumbError) {
+        MagickSetFilename(wand, "[0]")
+        defer { MagickSetFilename(wand, "") }
+        try read(bytes)
+        try keepFirstFrame()
     }
 
     func setOption(_ key: String, _ value: String) {
@@ -61,9 +69,19 @@ final class MagickImage {
         wand = first
     }
 
-    /// Turns an animation's frames into whole pictures (GIF and WebP frames may be partial
-    /// updates), so each can be scaled and cropped on its own; delays are kept.
+    /// Turns frames into whole pictures of their canvas (a GIF frame may be a partial update at
+    /// an offset), so each can be scaled and cropped on its own; delays, loop count and the
+    /// disposal that plays them back as before are kept. A lone frame that already covers its
+    /// canvas is left as it is.
     func coalesce() throws(ThumbError) {
+        MagickSetFirstIterator(wand)
+        let covered = coversCanvas
+        guard frameCount > 1 || !covered else { return }
+        // Canvas no frame covers is transparent, as browsers show it. Coalescing fills it with the
+        // GIF's background colour instead when the first frame has no alpha channel to carry it.
+        if !covered {
+            try check(MagickSetImageAlphaChannel(wand, SetAlphaChannel), or: { .internalFailure("alpha: \($0)") })
+        }
         guard let whole = MagickCoalesceImages(wand) else { throw failure { .unprocessable("cannot read animation: \($0)") } }
         DestroyMagickWand(wand)
         wand = whole
@@ -228,6 +246,7 @@ final class MagickImage {
 
     /// Every frame gets the format and quality: an animation is written in its first frame's.
     func encode(as format: ImageFormat, quality: Int) throws(ThumbError) -> [UInt8] {
+        if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .unprocessable("cannot write \(format.rawValue): \($0)") })
             if format != .png && format != .gif {

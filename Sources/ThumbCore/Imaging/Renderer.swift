@@ -79,12 +79,8 @@ public struct Renderer: Sendable {
         image.watch(deadline)
         var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
         if header.transposed { hint = hint.map { ($0.height, $0.width) } }
-        try Self.decode(source, format: sourceFormat, header: header, hint: hint, into: image)
-        if header.frames > 1 && maxFrames > 1 && format.supportsAnimation {
-            try image.coalesce()
-        } else {
-            try image.keepFirstFrame()
-        }
+        let animated = header.frames > 1 && maxFrames > 1 && format.supportsAnimation
+        try Self.decode(source, format: sourceFormat, header: header, hint: hint, animated: animated, into: image)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
                 if deadline.isPast { throw deadline.error }
@@ -118,7 +114,8 @@ public struct Renderer: Sendable {
     }
 
     /// Reads only the headers, and refuses a pixel flood or too long an animation before a
-    /// single pixel is decoded. An animation's budget is its pixels over all frames.
+    /// single pixel is decoded. An animation's budget is its pixels over all frames. The size
+    /// is the first frame's, or its canvas's where frames are drawn on one.
     static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
         let (width, height, frames, orientation): (Int, Int, Int, OrientationType)
         if format == .webp {
@@ -128,7 +125,9 @@ public struct Renderer: Sendable {
         } else {
             let header = MagickImage()
             try header.ping(source)
-            (width, height, frames, orientation) = (header.width, header.height, max(1, header.frameCount), header.orientation)
+            let size = format.drawsFramesOnCanvas ? header.canvas : (width: header.width, height: header.height)
+            (width, height) = size
+            (frames, orientation) = (max(1, header.frameCount), header.orientation)
         }
         guard width > 0, height > 0 else { throw .unprocessable("image has no pixels") }
         if maxFrames > 1, frames > maxFrames {
@@ -141,10 +140,13 @@ public struct Renderer: Sendable {
         return Header(width: width, height: height, frames: frames, transposed: isTransposed(orientation))
     }
 
-    /// Decodes at the smallest size the hint allows: libjpeg scaling by the DCT (from the DC
-    /// scans alone at 1/8), libwebp's rescaler; else ImageMagick reads the whole file.
+    /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:
+    /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
+    /// (libjpeg scaling by the DCT, from the DC scans alone at 1/8; libwebp's rescaler); else
+    /// ImageMagick reads the whole file.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
-                       into image: MagickImage) throws(ThumbError) {
+                       animated: Bool, into image: MagickImage) throws(ThumbError) {
+        if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return }
         if let hint {
             switch format {
             case .jpeg:
@@ -156,7 +158,8 @@ public struct Renderer: Sendable {
                 break
             }
         }
-        try image.read(source)
+        if animated { try image.read(source) } else { try image.readFirstFrame(source) }
+        if animated || format.drawsFramesOnCanvas { try image.coalesce() }
     }
 
     /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.

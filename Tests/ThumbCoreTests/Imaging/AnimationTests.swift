@@ -32,6 +32,18 @@ struct AnimationTests {
         #expect(frames.centers[0].0 > 200)
     }
 
+    @Test func byDefaultOnlyTheFirstFrameIsDecoded() throws {
+        // Given the animation cut short inside its last frame
+        let cut = Array(Self.source.dropLast(10))
+
+        // When it is rendered, first frame only and animated
+        let first = GoldenImages.frames(of: try Self.render(cut, format: .gif, maxFrames: 1))
+
+        // Then the first frame, all that is decoded, renders; the animation cannot be
+        #expect(first.count == 1 && first.centers[0].0 > 200)
+        #expect(throws: ThumbError.self) { try Self.render(cut, format: .gif, maxFrames: 10) }
+    }
+
     @Test func aFormatWithoutAnimationGetsTheFirstFrame() throws {
         let frames = GoldenImages.frames(of: try Self.render(Self.source, format: .png, maxFrames: 10))
         #expect(frames.count == 1)

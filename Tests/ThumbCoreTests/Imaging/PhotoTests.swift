@@ -11,6 +11,8 @@ struct PhotoTests {
                         "pixels-l.webp"]
     static let shrinkable = available.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".webp") }
     static let available = names.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
+    /// Every photo there, not only those named above.
+    static let everyPhoto = (FileManager.default.subpaths(atPath: directory) ?? []).sorted()
 
     static func render(_ source: [UInt8], shrinkOnLoad: Bool, _ options: ProcessingOptions) throws -> Renderer.Rendered {
         TestImages.startImageMagick()  // thumbd's policy and limits, before anything else touches ImageMagick
@@ -38,6 +40,30 @@ struct PhotoTests {
         #expect(thumbnail.format == "WEBP")
         #expect((thumbnail.width, thumbnail.height) == (plan.outputWidth, plan.outputHeight))
         #expect(thumbnail.width == 300 || thumbnail.height == 200)
+    }
+
+    @Test(.enabled(if: !everyPhoto.isEmpty, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: everyPhoto)
+    func everyPhotoRendersAndAProgressiveJPEGFromItsDCScans(name: String) throws {
+        // Given a real photo
+        let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
+        let format = try #require(ContentSniffer.format(of: source))
+        var options = ProcessingOptions()
+        options.width = 300
+        options.height = 200
+        options.format = .webp
+
+        // When it is rendered, then no decoder complaint stops it
+        _ = try Self.render(source, shrinkOnLoad: true, options)
+
+        // and a progressive JPEG still decodes at 1/8 from its DC scans alone: a complaint there
+        // would send it to the whole file, at twice the cost
+        guard format == .jpeg, ProgressiveJPEG.withoutFullResolutionACScans(source) != nil else { return }
+        let header = try Renderer.header(of: source, format: .jpeg, maxPixels: 50_000_000, maxFrames: 1)
+        let hint = (width: header.width / 8, height: header.height / 8)
+        let image = MagickImage()
+        image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
+        #expect(image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint))
     }
 
     @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG or WebP photos in THUMBD_TEST_PHOTOS"), arguments: shrinkable)

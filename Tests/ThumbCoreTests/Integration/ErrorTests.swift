@@ -15,6 +15,10 @@ struct ErrorTests {
         origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 400, height: 300)))
         origin.serve("/page.html", .image(Array("<html><body>not an image</body></html>".utf8), contentType: "text/html"))
         origin.serve("/truncated.jpg", .image(Array(TestImages.jpeg(width: 400, height: 300).prefix(300))))
+        let (jpeg, png) = (TestImages.jpeg(width: 400, height: 300),
+                           TestImages.draw("gradient:red-blue", width: 400, height: 300, format: .png))
+        origin.serve("/corrupt.jpg", .image(BrokenImages.jpeg(jpeg, corruptingScan: 0)))
+        origin.serve("/bad-crc.png", .image(PNGChunks.rewriting("tEXt", in: png, validCRC: false)))
         origin.serve("/empty.jpg", .image([]))
         origin.serve("/mvg.jpg", .image(Array("push graphic-context\nviewbox 0 0 64 64\nimage over 0,0 0,0 'https://127.0.0.1/x'\npop graphic-context\n".utf8)))
         origin.serve("/broken", .status(500, body: "boom"))
@@ -54,8 +58,9 @@ struct ErrorTests {
         #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/photo.jpg"))@png").status == 200)
     }
 
-    @Test func aTruncatedImageIsUnprocessableAndLeavesNothingBehind() throws {
-        let response = try stack.get("/insecure/w:100/plain/\(origin.url("/truncated.jpg"))@png")
+    @Test(arguments: ["/truncated.jpg", "/corrupt.jpg", "/bad-crc.png"])
+    func aBrokenImageIsUnprocessableAndLeavesNothingBehind(path: String) throws {
+        let response = try stack.get("/insecure/w:100/plain/\(origin.url(path))@png")
         #expect(response.status == 422)
         #expect(response.text.hasPrefix("cannot process source: "))
         #expect(stack.cacheFiles().isEmpty)

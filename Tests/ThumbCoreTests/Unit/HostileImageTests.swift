@@ -166,6 +166,62 @@ import Testing
         }
     }
 
+    /// Sources a decoder still half-reads: (what, bytes, format, what the refusal says). libjpeg
+    /// fills corrupt scans with grey and says so only in warnings; libpng passes a failed CRC of
+    /// an ancillary chunk as a warning; ImageMagick returns pixels whose colours the palette
+    /// lacks. Two more are refused outright, before any of this, and stay so.
+    static let damaged: [(String, [UInt8], SourceFormat, String)] = [
+        ("a JPEG with corrupt scan data",
+         BrokenImages.jpeg(TestImages.jpeg(width: 400, height: 300), corruptingScan: 0),
+         .jpeg, "image is damaged: Corrupt JPEG data"),
+        // Shrunk at 1/8 from its DC scans, where the damage is; the fallback reads it whole and fails it too.
+        ("a progressive JPEG with a corrupt DC scan",
+         BrokenImages.jpeg(ProgressiveJPEGTests.photo(sampling: "2x2", progressive: true), corruptingScan: 0),
+         .jpeg, "image is damaged: Corrupt JPEG data"),
+        ("a PNG whose text chunk fails its CRC", PNGChunks.rewriting("tEXt", in: png, validCRC: false),
+         .png, "image is damaged: tEXt: CRC error"),
+        ("a palette PNG whose pixels name colours its palette lacks",
+         PNGChunks.rewriting("PLTE", in: GoldenImages.quadrants(width: 40, height: 40, format: .png)) {
+             $0 = [255, 0, 0]  // one colour of the four
+         },
+         .png, "image is damaged: invalid colormap index"),
+        ("a PNG whose IHDR names an unknown compression method", PNGChunks.rewriting("IHDR", in: png) { $0[10] = 1 },
+         .png, "cannot read image header"),
+        ("a PNG whose pixel data fails its CRC", PNGChunks.rewriting("IDAT", in: png, validCRC: false),
+         .png, "cannot decode image"),
+    ]
+    static let png = TestImages.draw("gradient:red-blue", width: 400, height: 300, format: .png)
+
+    @Test(arguments: damaged)
+    func aSourceItsDecoderCallsBrokenIsUnprocessable(what: String, source: [UInt8], format: SourceFormat,
+                                                      reason: String) {
+        // Given a damaged source, still known by its first bytes
+        #expect(ContentSniffer.format(of: source) == format)
+
+        // When it is rendered
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: Self.small(.png))
+        }
+
+        // Then it is unprocessable, and says why, rather than a thumbnail of grey blocks or wrong colours
+        #expect(refusal?.hasPrefix(reason) == true, "\(what): \(refusal ?? "rendered")")
+    }
+
+    @Test func aJPEGWithPaddingBeforeItsEndStillRenders() throws {
+        // Given a JPEG with padding before its end marker, which libjpeg calls corrupt data and skips
+        let source = BrokenImages.jpegPaddedBeforeItsEnd(TestImages.jpeg(width: 400, height: 300))
+        let image = MagickImage()
+        try image.read(source)
+        #expect(image.readComplaints.contains { $0.message.contains("extraneous bytes before marker") })
+
+        // When it is rendered
+        let rendered = try Renderer(configuration: .init())
+            .render(source, sourceFormat: .jpeg, options: Self.small(.png))
+
+        // Then it is a thumbnail like any other
+        #expect((rendered.width, rendered.height) == (40, 30))
+    }
+
     // MARK: - Helpers
 
     /// The message of the `.unprocessable` error `body` threw; nil when it did not throw. Any
@@ -205,14 +261,10 @@ import Testing
     /// A PNG whose IHDR claims `width` x `height` (8-bit RGB), with valid CRCs and an IDAT that
     /// holds an empty zlib stream.
     static func png(width: UInt32, height: UInt32) -> [UInt8] {
-        func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-            let typed = Array(type.utf8) + data
-            return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
-        }
-        let header = bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0]
+        let header = PNGChunks.bigEndian(width) + PNGChunks.bigEndian(height) + [8, 2, 0, 0, 0]
         let emptyZlibStream: [UInt8] = [0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01]
-        return [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]
-            + chunk("IHDR", header) + chunk("IDAT", emptyZlibStream) + chunk("IEND", [])
+        return PNGChunks.signature
+            + PNGChunks.chunk("IHDR", header) + PNGChunks.chunk("IDAT", emptyZlibStream) + PNGChunks.chunk("IEND", [])
     }
 
     /// A GIF whose screen and only frame claim `width` x `height`, with a two-colour palette and
@@ -223,23 +275,7 @@ import Testing
             + [0x2c, 0, 0, 0, 0] + size + [0] + [0x02, 0x02, 0x44, 0x01, 0x00] + [0x3b]
     }
 
-    static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
-    }
-
     static func littleEndian(_ value: UInt16) -> [UInt8] {
         [UInt8(value & 0xff), UInt8(value >> 8)]
-    }
-
-    /// CRC-32 as PNG chunks carry it (ISO 3309, reflected, polynomial 0xEDB88320).
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xffff_ffff
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 {
-                crc = crc & 1 == 1 ? (crc >> 1) ^ 0xedb8_8320 : crc >> 1
-            }
-        }
-        return ~crc
     }
 }
