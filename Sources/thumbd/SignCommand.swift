@@ -21,8 +21,7 @@ struct SignCommand: ParsableCommand {
     func run() throws {
         let signing = try settings.configuration().signing
         for path in paths {
-            let signature = signing.pairs.first.map { signing.signature(for: Substring(path), with: $0) } ?? "insecure"
-            print("/\(signature)\(path)")
+            print(signing.signedPath(path))
         }
     }
 }

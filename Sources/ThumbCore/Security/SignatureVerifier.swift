@@ -29,6 +29,13 @@ public struct SignatureVerifier: Sendable {
         return Base64URL.encode(Array(mac.finalize()).prefix(size))
     }
 
+    /// `path` (options, then the source) as a client asks for it: signed with the first pair, the
+    /// one a rotation signs new URLs with, or behind `insecure` when there is no key.
+    public func signedPath(_ path: String) -> String {
+        let signature = pairs.first.map { self.signature(for: Substring(path), with: $0) } ?? "insecure"
+        return "/\(signature)\(path)"
+    }
+
     public func verify(signature: Substring, path: Substring) throws(ThumbError) {
         guard !pairs.isEmpty else { return }
         let given = Array(signature.utf8)

@@ -93,6 +93,17 @@ struct SignatureTests {
         #expect(throws: Never.self) { try verifier.verify(signature: Substring(signature), path: "/w:300/plain/x") }
     }
 
+    @Test func aSignedPathIsSignedWithTheFirstPairOrInsecureWithout() {
+        // Given a rotation whose new pair is listed first, and no key at all
+        let rotating = SignatureVerifier(pairs: [Self.testKey, Self.secretHello])
+        let keyless = SignatureVerifier(pairs: [])
+
+        // Then the path is signed with the first pair, or marked insecure
+        #expect(rotating.signedPath("/asd") == "/\(Self.asdSignature)/asd")
+        #expect(SignatureVerifier(pairs: [Self.testKey], size: 8).signedPath("/asd") == "/\(Self.asdSignatureOf8Bytes)/asd")
+        #expect(keyless.signedPath("/asd") == "/insecure/asd")
+    }
+
     // MARK: Through the request path parser
 
     /// The documented path with `g:so` (thumbd's compass gravity), signed with "secret"/"hello"
