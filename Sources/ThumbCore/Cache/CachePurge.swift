@@ -21,7 +21,7 @@ public struct CachePurge: Sendable {
     /// The thumbnail of one URL (or its path), in every format and negotiated variant, and every
     /// other spelling of it.
     public func url(_ url: String) throws(ThumbError) -> Removed {
-        let rawPath = Self.path(of: url)
+        let rawPath = RequestTarget.path(of: url)
         guard let documentURI = URIDecoding.decodedPath(rawPath) else { throw .badRequest("path has bad escapes") }
         let request = try parser.parse(rawPath: rawPath)
         var paths = Set<String>()
@@ -54,12 +54,5 @@ public struct CachePurge: Sendable {
         let removed = try index.remove { keys.contains($0.keyHash) }
         try index.notePurge()
         return removed
-    }
-
-    /// `https://thumbs.example.com/sig/...` or `/sig/...`: the path as nginx would see it.
-    static func path(of url: String) -> String {
-        guard let scheme = url.range(of: "://"), !url.hasPrefix("/") else { return url }
-        let afterHost = url[scheme.upperBound...].drop { $0 != "/" }
-        return afterHost.isEmpty ? "/" : String(afterHost)
     }
 }
