@@ -13,7 +13,7 @@ struct Service {
     let configuration: Configuration
 
     func run() throws {
-        Self.startWithDefaultSignals()
+        Signals.startWithDefaults()
         Self.returnLargeBuffersToTheSystem()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
@@ -82,26 +82,18 @@ struct Service {
         }
         // After FCGX_Init, which installs its own SIGTERM handler that does not stop the process.
         let stopSignals = [SIGTERM, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+            Signals.handle(number) {
                 logger.info("stopping", metadata: ["signal": "\(number)"])
                 server.stop()
             }
-            source.resume()
-            return source
         }
         // libfcgi's SIGUSR1 handler retires the workers one by one; HUP and USR2 would end the
         // process. None is a way to stop thumbd (TERM is): each is noted and otherwise ignored.
         let ignoredSignals = [SIGHUP, SIGUSR1, SIGUSR2].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
+            Signals.handle(number) {
                 logger.notice("signal ignored: thumbd logs to standard error and has nothing to reopen; TERM stops it",
                               metadata: ["signal": "\(number)"])
             }
-            source.resume()
-            return source
         }
         withExtendedLifetime((stopSignals, ignoredSignals)) {
             server.run()
@@ -142,15 +134,5 @@ struct Service {
         }
         thread.name = "thumbd-trim"
         thread.start()
-    }
-
-    /// Whoever started thumbd may have left signals blocked or ignored (a test runner, some
-    /// supervisors); thumbd starts from the defaults, as under systemd, and then says itself
-    /// what each signal does.
-    private static func startWithDefaultSignals() {
-        var none = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, nil)
-        for number in [SIGHUP, SIGUSR1, SIGUSR2] { signal(number, SIG_DFL) }
     }
 }
