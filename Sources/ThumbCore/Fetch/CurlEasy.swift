@@ -68,6 +68,17 @@ final class CurlEasy {
     /// Where a 3xx answer points, resolved against the URL asked for.
     var redirectURL: String? { string(CURLINFO_REDIRECT_URL) }
 
+    /// Every field of the last response with this name, in order.
+    func headerValues(_ name: String) -> [String] {
+        var values: [String] = []
+        var header: UnsafeMutablePointer<curl_header>?
+        while curl_easy_header(handle, name, values.count, UInt32(CURLH_HEADER), -1, &header) == CURLHE_OK, let header {
+            values.append(String(cString: header.pointee.value))
+            if values.count >= header.pointee.amount { break }
+        }
+        return values
+    }
+
     private func string(_ info: CURLINFO) -> String? {
         var value: UnsafeMutablePointer<CChar>?
         guard ccurl_getinfo_string(handle, info, &value) == CURLE_OK, let value else { return nil }
