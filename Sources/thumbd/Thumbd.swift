@@ -11,7 +11,7 @@ struct Thumbd: ParsableCommand {
         wins over IMGPROXY_.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -1,0 +1,165 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import ThumbCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `thumbd warm`: asks nginx for thumbnails before clients do (thumbor's seeds), so that the
+/// first client already gets a static file.
+struct WarmCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "warm",
+        abstract: "Ask nginx for thumbnails before clients do, so that they are cached.",
+        discussion: """
+        Reads FILE, or standard input, a line each: a thumbnail's URL or path as `thumbd sign` takes \
+        it (/rs:fill:300:200/plain/https://origin.example/cat.jpg@webp), which warm signs with the \
+        key, or marks insecure without one; with --signed, as a client asks for it, signature \
+        included. With --preset, each line is a source URL, asked for once per preset. Blank lines \
+        and lines starting with # are skipped; a path listed twice is asked for once. Other settings \
+        (THUMBD_ONLY_PRESETS) are read from the environment as thumbd reads them.
+
+        A thumbnail was made when thumbd answered it (Server-Timing: thumbd;desc=miss), and was \
+        already cached when nginx served it. Ctrl-C starts no more requests and waits for those in \
+        flight; a second Ctrl-C abandons them. Exit status: 0, or 1 when any thumbnail failed, or \
+        130 when interrupted (143 for TERM).
+
+        Examples:
+          thumbd warm --key 736563726574 --salt 68656C6C6F paths.txt
+          thumbd warm --preset thumb --preset large --format webp < sources.txt
+        """
+    )
+
+    @Argument(help: "The file to read; none or - reads standard input.")
+    var file: String?
+
+    @Option(help: "Where nginx listens: thumbnails are asked for there.")
+    var server = "http://127.0.0.1:8080"
+
+    @Option(help: "Requests at once.")
+    var concurrency = 4
+
+    @Option(help: "Seconds one request may take.")
+    var timeout: Double = 60
+
+    @Option(help: "Lines are source URLs, asked for with this preset (pr:NAME); repeat for several.")
+    var preset: [String] = []
+
+    @Option(help: "With --preset: the format to ask for (jpg, png, webp, gif, avif); none keeps the source's.")
+    var format: String?
+
+    @Flag(help: "Lines carry their signature already (e.g. paths from an access log): asked for as they are.")
+    var signed = false
+
+    @Option(help: "The Accept header to send, for URLs whose format the client's Accept decides.")
+    var accept: String?
+
+    @Option(help: "Signing key(s), hex, comma-separated; the first signs. [THUMBD_KEY]")
+    var key: String?
+
+    @Option(help: "Signing salt(s), hex, one per key. [THUMBD_SALT]")
+    var salt: String?
+
+    @Option(help: "Bytes of the signature, 1 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
+    var signatureSize: String?
+
+    func validate() throws {
+        guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
+            throw ValidationError("--server is an http(s) URL, e.g. http://127.0.0.1:8080")
+        }
+        guard concurrency >= 1 else { throw ValidationError("--concurrency is at least 1") }
+        guard timeout > 0 else { throw ValidationError("--timeout is above 0") }
+        if let format, ImageFormat(extension: format) == nil {
+            throw ValidationError("--format is one of jpg, png, webp, gif, avif")
+        }
+        if format != nil, preset.isEmpty { throw ValidationError("--format goes with --preset") }
+        if signed, !preset.isEmpty { throw ValidationError("--signed lines are thumbnails, --preset lines sources: give one") }
+        if file == nil || file == "-", isatty(STDIN_FILENO) == 1 {
+            throw ValidationError("give a FILE, or pipe the lines in")
+        }
+    }
+
+    func run() throws {
+        let configuration = try settings().configuration()
+        let targets: WarmTargets
+        do {
+            targets = try WarmTargets(lines: try readLines(), reading: reading(configuration), signing: configuration.signing)
+        } catch let invalid as WarmTargets.Invalid {
+            let shown = invalid.messages.prefix(20) + (invalid.messages.count > 20 ? ["... and \(invalid.messages.count - 20) more"] : [])
+            FileHandle.standardError.write(Data("thumbd warm: nothing asked for:\n\(shown.joined(separator: "\n"))\n".utf8))
+            throw ExitCode(2)
+        }
+
+        Signals.startWithDefaults()
+        OriginFetcher.initializeGlobally()
+        var options = WarmRun.Configuration(server: server)
+        options.concurrency = concurrency
+        options.timeoutSeconds = timeout
+        options.accept = accept
+        let run = WarmRun(paths: targets.paths, configuration: options)
+        let progress = WarmProgress(style: WarmProgress.standardErrorStyle, total: targets.paths.count)
+        progress.start()
+        let firstSignal = FirstSignal()
+        let handlers = [SIGINT, SIGTERM].map { number in
+            Signals.handle(number) {
+                // Noted first: once stopped, the run may end and the process exit at any moment.
+                if firstSignal.record(number) {
+                    progress.note("stopping: no new requests; \(run.inFlight) in flight finish (interrupt again to abandon them)")
+                    run.stop()
+                } else {
+                    progress.note("abandoning the requests in flight")
+                    run.abandon()
+                }
+            }
+        }
+        let started = Date()
+        let tally = try withExtendedLifetime(handlers) {
+            try run.run { path, result, tally in progress.record(path, result, tally) }
+        }
+        progress.finish()
+        print(tally.summary(duplicates: targets.duplicates, seconds: Date().timeIntervalSince(started),
+                            interrupted: firstSignal.number != nil))
+        if let number = firstSignal.number { throw ExitCode(128 + number) }
+        if tally.failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The signing settings from the flags here, every other setting from the environment.
+    private func settings() throws -> SettingsOptions {
+        var settings = try SettingsOptions.parse([])
+        settings.key = key
+        settings.salt = salt
+        settings.signatureSize = signatureSize
+        return settings
+    }
+
+    private func reading(_ configuration: Configuration) -> WarmTargets.Reading {
+        guard !preset.isEmpty else { return .thumbnails(signed: signed) }
+        return .sources(presets: preset, format: format.flatMap(ImageFormat.init(extension:)),
+                        onlyPresets: configuration.options.onlyPresets)
+    }
+
+    private func readLines() throws -> String {
+        guard let file, file != "-" else {
+            return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        }
+        return try String(contentsOfFile: file, encoding: .utf8)
+    }
+}
+
+/// The signal that stopped the run first: a second one abandons what is in flight, and the exit
+/// status names the first.
+private final class FirstSignal: Sendable {
+    private let first = Mutex<Int32?>(nil)
+
+    /// True when `signal` is the first.
+    func record(_ signal: Int32) -> Bool {
+        first.withLock { first in
+            guard first == nil else { return false }
+            first = signal
+            return true
+        }
+    }
+
+    var number: Int32? { first.withLock { $0 } }
+}
