@@ -1,0 +1,59 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `thumbd warm` as an operator runs it against a test stack's nginx: a process of its own,
+/// reading a file or standard input, with its summary on standard output and its lines
+/// (standard error is not a terminal here) on standard error.
+final class WarmProcess: @unchecked Sendable {
+    struct Finished {
+        let status: Int32
+        /// The summary's lines.
+        let summary: [String]
+        /// A line per thumbnail, and notes.
+        let log: String
+    }
+
+    private let process = Process()
+    private let output: DetachedResult<Data>
+    private let errors: DetachedResult<Data>
+
+    /// - Parameter input: written to standard input, then closed; nil gives it no input.
+    /// - Parameter environment: THUMBD_* settings; nothing of the test runner's goes through.
+    init(stack: TestStack, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: TestStack.thumbdBinary)
+        process.arguments = ["warm", "--server", "http://127.0.0.1:\(stack.port)"] + arguments
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
+        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        try process.run()
+        // Read while it runs, so a full pipe never stalls it.
+        output = Thread.runDetached { stdout.fileHandleForReading.readDataToEndOfFile() }
+        errors = Thread.runDetached { stderr.fileHandleForReading.readDataToEndOfFile() }
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    func wait() -> Finished {
+        process.waitUntilExit()
+        let summary = String(decoding: output.value(), as: UTF8.self).split(separator: "\n").map(String.init)
+        return Finished(status: process.terminationStatus, summary: summary, log: String(decoding: errors.value(), as: UTF8.self))
+    }
+
+    /// Runs to the end.
+    static func run(stack: TestStack, _ arguments: [String], input: String? = nil,
+                    environment: [String: String] = [:]) throws -> Finished {
+        try WarmProcess(stack: stack, arguments, input: input, environment: environment).wait()
+    }
+}
