@@ -32,7 +32,7 @@ public struct OutgoingResponse: Sendable {
                              varies: Bool = false, expiresAt: Int? = nil) -> OutgoingResponse {
         var headers = imageHeaders(format: format, disposition: disposition, expiresAt: expiresAt)
         if varies { headers.append(("Vary", "Accept")) }
-        headers.append(("Server-Timing", "thumbd;desc=miss"))
+        headers.append((ServerTiming.name, ServerTiming.Mark.miss.header))
         return OutgoingResponse(status: 200, headers: headers, body: bytes)
     }
 
@@ -43,7 +43,7 @@ public struct OutgoingResponse: Sendable {
             ("Cache-Control", "public, max-age=\(fallback.maxAge)"),
         ]
         if varies { headers.append(("Vary", "Accept")) }
-        headers.append(("Server-Timing", "thumbd;desc=fallback"))
+        headers.append((ServerTiming.name, ServerTiming.Mark.fallback.header))
         return OutgoingResponse(status: fallback.status, headers: headers, body: bytes)
     }
 

@@ -21,7 +21,7 @@ enum StoredFileRedirect {
             }
         }
         var uri = prefix + String(decoding: escaped, as: UTF8.self)
-        uri += made ? "?cache=miss" : "?cache=hit"
+        uri += "?cache=" + (made ? ServerTiming.Mark.miss : .hit).rawValue
         if varies { uri += "&vary=Accept" }
         return uri
     }

@@ -43,7 +43,11 @@ final class WarmClient {
         }
         let status = easy.responseCode
         guard (200..<300).contains(status) else { return .failed(status: status) }
-        return ServerTiming.marksMiss(easy.headerValues(ServerTiming.name)) ? .made : .alreadyCached
+        switch ServerTiming.mark(in: easy.headerValues(ServerTiming.name)) {
+        case .miss: return .made
+        case .fallback: return .fallback
+        case .hit, nil: return .alreadyCached
+        }
     }
 
     fileprivate var abandons: Bool { shouldAbandon() }

@@ -45,7 +45,7 @@ public final class WarmProgress: @unchecked Sendable {
                 write(Self.line(path, result) + "\n")
             case .bar(let columns):
                 let isFailure = switch result {
-                case .failed, .unreachable: true
+                case .failed, .fallback, .unreachable: true
                 case .made, .alreadyCached, .abandoned: false
                 }
                 if isFailure {
@@ -86,6 +86,7 @@ public final class WarmProgress: @unchecked Sendable {
         case .made: "made \(path)"
         case .alreadyCached: "cached \(path)"
         case .failed(let status): "failed \(status) \(path)"
+        case .fallback: "failed (fallback image) \(path)"
         case .unreachable(let reason): "failed (\(reason)) \(path)"
         case .abandoned: "abandoned \(path)"
         }

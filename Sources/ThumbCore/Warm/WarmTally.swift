@@ -7,6 +7,7 @@ public struct WarmTally: Sendable {
     public private(set) var made = 0
     public private(set) var alreadyCached = 0
     public private(set) var failedByStatus: [Int: Int] = [:]
+    public private(set) var fallbacks = 0
     public private(set) var unreachable = 0
     public private(set) var abandoned = 0
 
@@ -19,20 +20,22 @@ public struct WarmTally: Sendable {
         case .made: made += 1
         case .alreadyCached: alreadyCached += 1
         case .failed(let status): failedByStatus[status, default: 0] += 1
+        case .fallback: fallbacks += 1
         case .unreachable: unreachable += 1
         case .abandoned: abandoned += 1
         }
     }
 
-    public var failed: Int { failedByStatus.values.reduce(0, +) + unreachable }
+    public var failed: Int { failedByStatus.values.reduce(0, +) + fallbacks + unreachable }
 
     /// Paths asked for and answered, or given up on.
     public var done: Int { made + alreadyCached + failed + abandoned }
 
-    /// `404: 3, 422: 1, connection errors: 2`, statuses in order.
+    /// `404: 3, 422: 1, fallback image: 1, connection errors: 2`, statuses in order.
     public var failures: String {
         let statuses = failedByStatus.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
-        return (statuses + (unreachable > 0 ? ["connection errors: \(unreachable)"] : [])).joined(separator: ", ")
+        let others = [("fallback image", fallbacks), ("connection errors", unreachable)].filter { $0.1 > 0 }.map { "\($0.0): \($0.1)" }
+        return (statuses + others).joined(separator: ", ")
     }
 
     /// The counts, how many of how many in how long, and, when stopped early, what was not asked for.

@@ -203,6 +203,25 @@ struct WarmTests {
         #expect(run.log.contains("abandoning the requests in flight"))
     }
 
+    @Test func theFallbackImageStandingInForABrokenSourceCountsAsFailed() throws {
+        // Given a thumbd that answers broken sources with a fallback image (with status 200)
+        let fallback = NSTemporaryDirectory() + "thumbd-warm-fallback-\(UUID().uuidString).png"
+        try Data(TestImages.halves(width: 40, height: 20, format: .png)).write(to: URL(fileURLWithPath: fallback))
+        defer { unlink(fallback) }
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallback])
+        defer { stack.shutdown() }
+
+        // When a missing source is warmed
+        let missing = "/insecure/w:30/plain/\(origin.url("/missing.jpg"))@png"
+        let run = try WarmProcess.run(stack: stack, ["--signed"], input: missing)
+
+        // Then it was not made, whatever its status said
+        #expect(run.status == 1)
+        #expect(run.summary.first == "made 0, already cached 0, failed 1 (fallback image: 1)")
+        #expect(run.log.hasPrefix("failed (fallback image) \(missing)"))
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
     @Test func aServerNobodyListensOnIsAConnectionError() throws {
         // Given nginx's port with nothing behind it
         let stack = try TestStack()

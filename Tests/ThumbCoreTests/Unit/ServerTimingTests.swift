@@ -1,7 +1,7 @@
 import Testing
 @testable import ThumbCore
 
-/// The contract `thumbd warm` counts by: a miss carries `Server-Timing: thumbd;desc=miss`.
+/// The contract `thumbd warm` and the demo page count by: `Server-Timing: thumbd;desc=...`.
 struct ServerTimingTests {
     @Test(arguments: [
         ["thumbd;desc=miss"],
@@ -10,23 +10,24 @@ struct ServerTimingTests {
         ["cdn;dur=3", "thumbd;desc=miss"],
     ])
     func aMissIsFoundAmongOtherMetrics(_ fields: [String]) {
-        #expect(ServerTiming.marksMiss(fields))
+        #expect(ServerTiming.mark(in: fields) == .miss)
     }
 
     @Test(arguments: [
         [],
         [""],
         ["cdn;desc=miss"],
-        ["thumbd;desc=hit"],
         ["thumbd"],
         ["thumbdx;desc=miss"],
         ["thumbd;description=miss"],
+        ["thumbd;desc=other"],
     ])
-    func anythingElseIsNoMiss(_ fields: [String]) {
-        #expect(!ServerTiming.marksMiss(fields))
+    func anythingElseIsNoMark(_ fields: [String]) {
+        #expect(ServerTiming.mark(in: fields) == nil)
     }
 
-    @Test func whatThumbdSendsIsAMiss() {
-        #expect(ServerTiming.marksMiss([ServerTiming.miss]))
+    @Test(arguments: [ServerTiming.Mark.miss, .hit, .fallback])
+    func whatThumbdSendsIsReadBack(_ mark: ServerTiming.Mark) {
+        #expect(ServerTiming.mark(in: [mark.header]) == mark)
     }
 }
