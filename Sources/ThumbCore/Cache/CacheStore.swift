@@ -21,10 +21,6 @@ public struct CacheStore: Sendable {
             .first { FileSystem.isRegularFile(absolute($0)) }
     }
 
-    public func read(_ path: CachePath) throws(ThumbError) -> [UInt8] {
-        try FileSystem.read(absolute(path))
-    }
-
     /// Writes through a temp file in the target directory, made readable by nginx's workers,
     /// then counted in the index and renamed into place.
     public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {

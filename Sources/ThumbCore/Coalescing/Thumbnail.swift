@@ -1,6 +1,8 @@
 /// A finished thumbnail: its bytes (shared, never copied, by every request that waited for
 /// it) and where it was stored, if storing worked.
 public struct Thumbnail: Sendable {
+    /// Empty for a second spelling linked to an earlier file: stored thumbnails are answered
+    /// from their file.
     public let bytes: [UInt8]
     public let format: ImageFormat
     /// nil when it could not be stored; then only this job's requests get it.

@@ -75,10 +75,12 @@ public struct ThumbnailPipeline: Sendable {
     }
 
     private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
+        // Evicted or purged since: made again.
+        guard FileSystem.isRegularFile(store.absolute(previous)) else { throw .internalFailure("\(previous.relative) is gone") }
         let path = CachePath(documentURI: documentURI, format: previous.format, naming: request.naming)
-        let bytes = try store.read(previous)
         try store.alias(path, to: previous, key: request.key, sourceURL: request.sourceURL)
-        return Thumbnail(bytes: bytes, format: previous.format, stored: path)
+        // Answered from its file (X-Accel-Redirect): its bytes are not read.
+        return Thumbnail(bytes: [], format: previous.format, stored: path)
     }
 
     private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,

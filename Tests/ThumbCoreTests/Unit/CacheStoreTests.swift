@@ -26,7 +26,7 @@ struct CacheStoreTests {
         let store = try CacheStore(index: CacheIndex(root: root.path + "/cache", path: root.path + "/cache.index", maxEntries: 100))
         let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
         try store.publish(Array(repeating: 7, count: 100_000), at: path, key: Self.key, sourceURL: "http://h/a.png")
-        #expect(try store.read(path) == Array(repeating: 7, count: 100_000))
+        #expect(try FileSystem.read(store.absolute(path)) == Array(repeating: 7, count: 100_000))
         let mode = try FileManager.default.attributesOfItem(atPath: store.absolute(path))[.posixPermissions] as? Int
         #expect(mode == 0o644)
         #expect(store.existing(documentURI: "/insecure/w:10/plain/http://h/a.png") == path)
