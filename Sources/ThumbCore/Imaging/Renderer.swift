@@ -65,8 +65,9 @@ public struct Renderer: Sendable {
         }
     }
 
-    private func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
+    private func render(_ original: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
                         deadline: RenderDeadline) throws(ThumbError) -> Rendered {
+        let source = sourceFormat == .png ? PNGCompressedText.stripped(original) ?? original : original
         let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels, maxFrames: maxFrames)

@@ -4,8 +4,9 @@ import Foundation
 enum ProcessRunner {
     struct Finished {
         let status: Int32
-        let output: String
+        let outputBytes: [UInt8]
         let errors: String
+        var output: String { String(decoding: outputBytes, as: UTF8.self) }
     }
 
     static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Finished {
@@ -24,7 +25,7 @@ enum ProcessRunner {
         try stdin.fileHandleForWriting.close()
         let (outputData, errorData) = (output.value(), errors.value())
         process.waitUntilExit()
-        return Finished(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+        return Finished(status: process.terminationStatus, outputBytes: [UInt8](outputData),
                         errors: String(decoding: errorData, as: UTF8.self))
     }
 }

@@ -23,6 +23,10 @@ final class TestOrigin: @unchecked Sendable {
             case redirect(to: String)
             /// Closes the socket without answering.
             case dropConnection
+            /// Announces the body's exact length, then sends it one byte a second.
+            case trickle
+            /// Announces the body's exact length, sends half of it, then resets the connection (RST).
+            case resetMidBody
         }
 
         var status: Int
@@ -308,9 +312,34 @@ final class TestOrigin: @unchecked Sendable {
             keepAlive = false
         case .endless:
             keepAlive = false
+        case .trickle, .resetMidBody:
+            head += "Content-Length: \(response.body.count)\r\n"
+            keepAlive = false
         }
         head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n\r\n"
         let sendsBody = request.method != "HEAD"
+        switch response.kind {
+        case .trickle:
+            guard sendAll(fd, Array(head.utf8)) else { return false }
+            for byte in response.body {
+                guard sendAll(fd, [byte]) else { break }
+                let stopped = state.locked {
+                    let deadline = Date(timeIntervalSinceNow: 1)
+                    while !state.stopped && state.condition.wait(until: deadline) {}
+                    return state.stopped
+                }
+                if stopped { break }
+            }
+            return false
+        case .resetMidBody:
+            _ = sendAll(fd, Array(head.utf8) + response.body.prefix(response.body.count / 2))
+            // A zero linger time makes close send RST instead of FIN.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            return false
+        default:
+            break
+        }
         guard sendAll(fd, Array(head.utf8) + (sendsBody ? response.body : [])) else { return false }
 
         if case .endless = response.kind, sendsBody {

@@ -133,6 +133,14 @@ final class TestStack: @unchecked Sendable {
 
     var thumbdIsRunning: Bool { thumbds.contains { $0?.isRunning ?? false } }
 
+    /// A running thumbd's resident memory in KiB (VmRSS), nil when it is not running.
+    func thumbdResidentKiB(_ instance: Int = 0) -> Int? {
+        guard let thumbd = thumbds[instance], thumbd.isRunning,
+              let status = try? String(contentsOfFile: "/proc/\(thumbd.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+    }
+
     /// Every thumbd's log, the first's first; a restarted one appends to its own.
     var thumbdLog: String {
         thumbds.indices.map { (try? String(contentsOfFile: logPath($0), encoding: .utf8)) ?? "" }.joined()
