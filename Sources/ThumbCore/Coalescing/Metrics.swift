@@ -112,28 +112,31 @@ public final class Metrics: Sendable {
 
     public init() {
         let registry = registry
+        func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "thumbd", metricName: metric, unitName: unit, helpText: help)
+        }
         counters = Dictionary(uniqueKeysWithValues: Counter.allCases.map {
-            ($0, registry.makeCounter(name: "thumbd_\($0.rawValue)_total", help: $0.help))
+            ($0, registry.makeCounter(descriptor: name($0.rawValue, "total", $0.help)))
         })
         mirrored = Dictionary(uniqueKeysWithValues: Mirrored.allCases.map {
-            ($0, registry.makeCounter(name: "thumbd_\($0.rawValue)_total", help: $0.help))
+            ($0, registry.makeCounter(descriptor: name($0.rawValue, "total", $0.help)))
         })
         levels = Dictionary(uniqueKeysWithValues: Level.allCases.map {
-            ($0, registry.makeGauge(name: "thumbd_\($0.rawValue)", help: $0.help))
+            ($0, registry.makeGauge(descriptor: name($0.rawValue, "", $0.help)))
         })
         let seconds: [Swift.Duration] = [.milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
                                          .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5),
                                          .seconds(10), .seconds(30)]
         durations = Dictionary(uniqueKeysWithValues: Duration.allCases.map { duration in
             (duration, Dictionary(uniqueKeysWithValues: duration.outcomes.map { outcome in
-                (outcome, registry.makeDurationHistogram(name: "thumbd_\(duration.rawValue)_duration_seconds",
-                                                         labels: [("outcome", outcome.rawValue)], buckets: seconds, help: duration.help))
+                (outcome, registry.makeDurationHistogram(descriptor: name("\(duration.rawValue)_duration", "seconds", duration.help),
+                                                         labels: [("outcome", outcome.rawValue)], buckets: seconds))
             }))
         })
         let bytes: [Double] = [16_384, 65_536, 262_144, 1_048_576, 4_194_304, 16_777_216, 67_108_864]
         sourceBytes = Dictionary(uniqueKeysWithValues: [Outcome.ok, .error].map { outcome in
-            (outcome, registry.makeValueHistogram(name: "thumbd_source_bytes", labels: [("outcome", outcome.rawValue)], buckets: bytes,
-                                                  help: "Bytes of the sources rendered, by how the render ended"))
+            (outcome, registry.makeValueHistogram(descriptor: name("source", "bytes", "Bytes of the sources rendered, by how the render ended"),
+                                                  labels: [("outcome", outcome.rawValue)], buckets: bytes))
         })
     }
 
