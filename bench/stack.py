@@ -1,0 +1,67 @@
+"""nginx from the repository's templates and a thumbd these scripts start, kill and restart,
+on 127.0.0.1 (bench/crash.py, bench/soak.py)."""
+
+import http.client
+import os
+import shutil
+import subprocess
+import time
+
+from compare import ROOT, free_port, wait_until
+
+
+class Stack:
+    """The repository's nginx templates and a thumbd this script starts, kills and restarts."""
+
+    def __init__(self, work, binary, environment=None):
+        self.dir, self.binary, self.port = f"{work}/stack", binary, free_port()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.cache, self.socket = f"{self.dir}/cache", f"{self.dir}/thumbd.sock"
+        for path, mode in [(self.dir, 0o755), (self.cache, 0o755), (f"{self.dir}/nginx-tmp", 0o777), (f"{self.dir}/site.d", 0o755)]:
+            os.makedirs(path, exist_ok=True)
+            os.chmod(path, mode)
+        fill = {"@RUN_DIR@": self.dir, "@HTTP_LISTEN@": f"127.0.0.1:{self.port}", "@CACHE_ROOT@": self.cache,
+                "@HITS_LOG@": f"{self.cache}.hits.log", "@FASTCGI_PASS@": f"unix:{self.socket}",
+                "@SITE_EXTRAS@": f"{self.dir}/site.d/*.conf"}
+        for template, name in [("nginx/nginx.conf", "nginx.conf"), ("nginx/thumbd.conf", "thumbd-site.conf")]:
+            text = open(f"{ROOT}/{template}").read()
+            for key, value in fill.items():
+                text = text.replace(key, value)
+            open(f"{self.dir}/{name}", "w").write(text)
+        self.environment = dict(os.environ, THUMBD_LISTEN=f"unix:{self.socket}", THUMBD_CACHE_ROOT=self.cache,
+                                THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES="true", THUMBD_MAGICK_POLICY_DIR=f"{ROOT}/deploy",
+                                THUMBD_LOG_LEVEL="warn", **(environment or {}))
+        self.log = open(f"{self.dir}/thumbd.log", "a")
+        self.start_thumbd()
+        self.nginx = subprocess.Popen(["nginx", "-p", self.dir, "-c", f"{self.dir}/nginx.conf", "-g", "daemon off;"],
+                                      start_new_session=True)
+        wait_until(f"http://127.0.0.1:{self.port}/health")
+
+    def start_thumbd(self):
+        self.thumbd = subprocess.Popen([self.binary], env=self.environment, stdout=self.log, stderr=self.log,
+                                       start_new_session=True)
+        deadline = time.time() + 30
+        while not os.path.exists(self.socket) and time.time() < deadline:
+            time.sleep(0.05)
+
+    def cache_command(self, *arguments):
+        return subprocess.run([self.binary, "cache", *arguments], env=self.environment, capture_output=True, text=True)
+
+    def stop(self):
+        for process in (self.thumbd, self.nginx):
+            if process.poll() is None:
+                process.terminate()
+                process.wait()
+
+
+def get(port, path):
+    """(status, body) or (None, the exception's name) when the connection failed."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        connection.request("GET", path)
+        answer = connection.getresponse()
+        return answer.status, answer.read()
+    except OSError as error:
+        return None, type(error).__name__
+    finally:
+        connection.close()
