@@ -82,6 +82,9 @@ public struct OriginFetcher: Sendable {
             easy.reset()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+            // Never a proxy from the environment (http_proxy, HTTPS_PROXY, ALL_PROXY): the address
+            // guard would see the proxy's address instead of the origin's.
+            try easy.set(CURLOPT_PROXY, "")
             try easy.set(CURLOPT_NOSIGNAL, 1)
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, min(configuration.connectTimeoutMilliseconds, timeoutMilliseconds))
             try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
