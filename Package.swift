@@ -22,10 +22,11 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
+        .target(name: "CLinux"),
         .target(
             name: "ThumbCore",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CSharedMemory", "CWebP",
+                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CLinux", "CSharedMemory", "CWebP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

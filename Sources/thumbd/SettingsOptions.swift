@@ -58,6 +58,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "User-Agent sent to origins. [THUMBD_USER_AGENT, default thumbd/VERSION]")
     var userAgent: String?
 
+    @Option(help: "HTTP proxy for source fetches; the environment's are never used. [THUMBD_SOURCE_PROXY]")
+    var sourceProxy: String?
+
     @Flag(help: "Allow sources on loopback addresses. [THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES]")
     var allowLoopbackSourceAddresses = false
 
@@ -186,6 +189,7 @@ struct SettingsOptions: ParsableArguments {
             .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,
             .maxSrcFileSize: maxSrcFileSize, .maxSrcResolution: maxSrcResolution,
             .downloadTimeout: downloadTimeout, .maxRedirects: maxRedirects, .userAgent: userAgent,
+            .sourceProxy: sourceProxy,
             .allowedSources: allowedSources, .allowedSourceAddresses: allowedSourceAddresses,
             .localFileSystemRoot: localFilesystemRoot, .firstByteTimeout: firstByteTimeout, .timeout: timeout,
             .requestsQueueSize: requestsQueueSize, .maxConcurrentFetches: maxConcurrentFetches,

@@ -22,7 +22,7 @@ public struct CachePurge: Sendable {
     /// other spelling of it.
     public func url(_ url: String) throws(ThumbError) -> Removed {
         let rawPath = RequestTarget.path(of: url)
-        guard let documentURI = URIDecoding.decodedPath(rawPath) else { throw .badRequest("path has bad escapes") }
+        guard let documentURI = URIDecoding.decodedPath(rawPath) else { throw .badRequest("path has bad escapes or dot segments") }
         let request = try parser.parse(rawPath: rawPath)
         var paths = Set<String>()
         for naming in [CachePath.Naming.shared, .suffixed, .thumbdOnly] {

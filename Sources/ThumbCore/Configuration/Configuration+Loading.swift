@@ -69,6 +69,7 @@ extension Configuration {
         reader.read(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = try decimal($0, in: 0...86_400) }
         reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }
         reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
+        reader.read(.sourceProxy) { configuration.fetch.proxy = $0.isEmpty ? nil : try proxyURL($0) }
         reader.read(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = try bool($0) }
         reader.read(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = try bool($0) }
         reader.read(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = try bool($0) }
@@ -187,6 +188,15 @@ extension Configuration {
         case "0", "f", "false", "no", "": return false
         default: throw InvalidValue(expected: "expected true or false")
         }
+    }
+
+    /// An HTTP(S) proxy only: it tunnels (CONNECT) to the address thumbd checked, where a SOCKS
+    /// proxy might resolve the name itself.
+    private static func proxyURL(_ text: String) throws -> String {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+            throw InvalidValue(expected: "expected an http:// or https:// proxy URL")
+        }
+        return text
     }
 
     private static func absolutePath(_ text: String) throws -> String {

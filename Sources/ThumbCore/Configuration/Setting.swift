@@ -18,6 +18,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case downloadTimeout = "DOWNLOAD_TIMEOUT"
     case maxRedirects = "MAX_REDIRECTS"
     case userAgent = "USER_AGENT"
+    case sourceProxy = "SOURCE_PROXY"
     case allowLoopbackSourceAddresses = "ALLOW_LOOPBACK_SOURCE_ADDRESSES"
     case allowPrivateSourceAddresses = "ALLOW_PRIVATE_SOURCE_ADDRESSES"
     case allowLinkLocalSourceAddresses = "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES"
@@ -65,7 +66,7 @@ public enum Setting: String, CaseIterable, Sendable {
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,
-             .errorCacheTTL, .sourceHeaders, .magickPolicyDir:
+             .errorCacheTTL, .sourceHeaders, .magickPolicyDir, .sourceProxy:
             true
         default:
             false

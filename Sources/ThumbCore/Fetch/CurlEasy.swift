@@ -3,9 +3,9 @@ import CCurl
 /// Owns one libcurl easy handle. Not Sendable: a handle belongs to the thread that uses it.
 final class CurlEasy {
     let handle: UnsafeMutableRawPointer
-    /// The list CURLOPT_HTTPHEADER points to; curl reads it during the transfer, so it lives
-    /// until the next transfer replaces it or the handle goes.
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The lists list options (CURLOPT_HTTPHEADER, CURLOPT_CONNECT_TO) point to, by option; curl
+    /// reads them during the transfer, so each lives until it is replaced or the handle goes.
+    private var lists: [UInt32: UnsafeMutablePointer<curl_slist>] = [:]
 
     init() throws(ThumbError) {
         guard let handle = curl_easy_init() else { throw .internalFailure("curl_easy_init failed") }
@@ -14,7 +14,7 @@ final class CurlEasy {
 
     deinit {
         curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        lists.values.forEach { curl_slist_free_all($0) }
     }
 
     func set(_ option: CURLoption, _ value: Int) throws(ThumbError) {
@@ -42,12 +42,17 @@ final class CurlEasy {
     }
 
     func set(headers: [String]) throws(ThumbError) {
-        curl_slist_free_all(headerList)
-        headerList = nil
-        for header in headers {
-            headerList = curl_slist_append(headerList, header)
+        try set(CURLOPT_HTTPHEADER, list: headers)
+    }
+
+    func set(_ option: CURLoption, list entries: [String]) throws(ThumbError) {
+        var list: UnsafeMutablePointer<curl_slist>?
+        for entry in entries {
+            list = curl_slist_append(list, entry)
         }
-        try set(CURLOPT_HTTPHEADER, UnsafeMutableRawPointer(headerList))
+        try set(option, UnsafeMutableRawPointer(list))
+        curl_slist_free_all(lists[option.rawValue])
+        lists[option.rawValue] = list
     }
 
     /// Forgets every option but keeps the connection cache, so the next transfer to the same

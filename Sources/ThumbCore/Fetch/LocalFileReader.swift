@@ -1,3 +1,4 @@
+import CLinux
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,10 +44,12 @@ public struct LocalFileReader: Sendable {
         // resolves outside it; the root itself (`local:///`) is not a file in it.
         let inside = rootPath == "/" ? "/" : rootPath + "/"
         guard resolved.hasPrefix(inside), resolved.utf8.count > inside.utf8.count else {
-            throw .forbidden("local source is outside the local filesystem root")
+            throw Self.outsideRoot
         }
-        return try readRegularFile(resolved)
+        return try readRegularFile(resolved.dropFirst(inside.count).split(separator: "/"), under: rootPath)
     }
+
+    private static let outsideRoot = ThumbError.forbidden("local source is outside the local filesystem root")
 
     /// The path after `local://`, percent-decoded once, and checked after decoding, so `%2e%2e`
     /// and `%00` are refused exactly as `..` and a NUL are.
@@ -85,15 +88,28 @@ public struct LocalFileReader: Sendable {
         return String(cString: resolved)
     }
 
-    /// `path` has no symlink left in it (realpath), so O_NOFOLLOW refuses one swapped in for the
-    /// file since. The mode is checked before opening, because opening a FIFO blocks and opening a
-    /// device may act on it; O_NONBLOCK covers a FIFO that appears in between, and fstat on the
-    /// open descriptor decides what is read.
-    private func readRegularFile(_ path: String) throws(ThumbError) -> [UInt8] {
+    /// `components` (under the root's realpath) hold no symlink (realpath resolved them), so
+    /// the directory is opened refusing any symlink on the way: one swapped in since realpath, for
+    /// a directory or the file, is refused rather than followed out of the root. The mode is
+    /// checked before opening, because opening a FIFO blocks and opening a device may act on it;
+    /// O_NONBLOCK covers a FIFO that appears in between, and fstat on the open descriptor decides
+    /// what is read.
+    private func readRegularFile(_ components: [Substring], under rootPath: String) throws(ThumbError) -> [UInt8] {
+        let rootFD = try FileSystem.retrying({ open(rootPath, O_PATH | O_DIRECTORY | O_CLOEXEC) }) {
+            Self.failure($0, "local filesystem root")
+        }
+        defer { _ = close(rootFD) }
+        let directory = try SymlinkFreeWalk.openDirectory(components.dropLast(), beneath: rootFD) {
+            Self.failure($0, "local source")
+        }
+        defer { _ = close(directory) }
+        let name = String(components.last!)
         var info = stat()
-        guard stat(path, &info) == 0 else { throw Self.failure(errno, "local source") }
+        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
-        let fd = try FileSystem.retrying({ open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) { Self.failure($0, "local source") }
+        let fd = try FileSystem.retrying({ openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) {
+            Self.failure($0, "local source")
+        }
         defer { _ = close(fd) }
         guard fstat(fd, &info) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
@@ -112,10 +128,12 @@ public struct LocalFileReader: Sendable {
     }
 
     /// A missing file is the client's 404; a path that leads through a symlink (ELOOP under
-    /// O_NOFOLLOW) or into a directory thumbd may not read is 403; the rest is thumbd's machine.
+    /// O_NOFOLLOW) or into a directory thumbd may not read is 403, one out of the root (EXDEV
+    /// under RESOLVE_BENEATH) too; the rest is thumbd's machine.
     private static func failure(_ code: Int32, _ what: String) -> ThumbError {
         switch code {
         case ENOENT, ENOTDIR: .sourceNotFound
+        case EXDEV: outsideRoot
         case EACCES, EPERM, ELOOP: .forbidden("\(what) is not readable")
         case ENAMETOOLONG: .badRequest("local source path is too long")
         default: .internalFailure("\(what): \(String(cString: strerror(code)))")

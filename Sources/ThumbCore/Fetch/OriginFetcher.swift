@@ -14,6 +14,9 @@ public struct OriginFetcher: Sendable {
         public var addressPolicy = AddressPolicy()
         public var userAgent = "thumbd/\(ThumbdVersion.current)"
         public var extraHeaders = SourceHeaders()
+        /// An HTTP proxy every fetch goes through (never one from the environment). The guard then
+        /// resolves each hop's host itself, checks it, and has the proxy tunnel to that address.
+        public var proxy: String?
 
         public init() {}
     }
@@ -75,13 +78,25 @@ public struct OriginFetcher: Sendable {
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     private func perform(_ url: String, on easy: CurlEasy, timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
-        let transfer = Transfer(byteLimit: configuration.maxBytes, policy: configuration.addressPolicy,
+        // Through a proxy every socket goes to the proxy: the origin's address is checked here instead.
+        let origin = try configuration.proxy.map { _ throws(ThumbError) in
+            try OriginAddress(of: url, policy: configuration.addressPolicy)
+        }
+        let transfer = Transfer(byteLimit: configuration.maxBytes, policy: origin == nil ? configuration.addressPolicy : nil,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         try withExtendedLifetime(transfer) { () throws(ThumbError) in
             easy.reset()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+            // Never a proxy from the environment (http_proxy, HTTPS_PROXY, ALL_PROXY): the address
+            // guard would see the proxy's address instead of the origin's.
+            try easy.set(CURLOPT_PROXY, configuration.proxy ?? "")
+            if let origin {
+                // CONNECT to the checked address, for http sources too, so the proxy resolves nothing.
+                try easy.set(CURLOPT_HTTPPROXYTUNNEL, 1)
+                try easy.set(CURLOPT_CONNECT_TO, list: [origin.connectTo])
+            }
             try easy.set(CURLOPT_NOSIGNAL, 1)
             try easy.set(CURLOPT_CONNECTTIMEOUT_MS, min(configuration.connectTimeoutMilliseconds, timeoutMilliseconds))
             try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)

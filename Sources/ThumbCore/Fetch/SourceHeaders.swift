@@ -16,7 +16,9 @@ public struct SourceHeaders: Sendable, Equatable {
         self.entries = entries
     }
 
-    /// nil when an entry is not `PREFIX Name: value` with an http(s) prefix and a token name.
+    /// nil when an entry is not `PREFIX Name: value` with an http(s) prefix that names its whole
+    /// host (a `/` after it: `https://a.example` would also send the header to
+    /// `https://a.example.evil.net/` and `https://a.example@evil.net/`) and a token name.
     public init?(_ text: String) {
         var entries: [Entry] = []
         for item in text.split(separator: "|") {
@@ -24,7 +26,8 @@ public struct SourceHeaders: Sendable, Equatable {
             guard let space = trimmed.firstIndex(of: " ") else { return nil }
             let prefix = String(trimmed[..<space])
             let header = trimmed[space...].trimmingCharacters(in: .whitespaces)
-            guard prefix.hasPrefix("http://") || prefix.hasPrefix("https://"),
+            guard let scheme = ["http://", "https://"].first(where: { prefix.hasPrefix($0) }),
+                  prefix.dropFirst(scheme.count).contains("/"),
                   let colon = header.firstIndex(of: ":"), colon > header.startIndex,
                   header[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" }),
                   !header.contains("\r"), !header.contains("\n") else { return nil }

@@ -8,7 +8,8 @@ import Glibc
 /// byte limit, and the address guard's verdicts. Reached from C through an unmanaged pointer.
 final class Transfer {
     let byteLimit: Int
-    let policy: AddressPolicy
+    /// nil when every connection goes to the operator's proxy, the origin's address checked before.
+    let policy: AddressPolicy?
     /// When the first byte of the body must have arrived, in DispatchTime nanoseconds.
     let firstByteDeadline: UInt64
     private(set) var body: [UInt8] = []
@@ -16,7 +17,7 @@ final class Transfer {
     private(set) var refusedAddress: IPAddress?
     private(set) var missedFirstByte = false
 
-    init(byteLimit: Int, policy: AddressPolicy, firstByteTimeoutMilliseconds: Int) {
+    init(byteLimit: Int, policy: AddressPolicy?, firstByteTimeoutMilliseconds: Int) {
         self.byteLimit = byteLimit
         self.policy = policy
         firstByteDeadline = DispatchTime.now().uptimeNanoseconds + UInt64(firstByteTimeoutMilliseconds) * 1_000_000
@@ -41,6 +42,7 @@ final class Transfer {
 
     /// Decides on every address libcurl is about to connect to, on every redirect hop, after DNS.
     fileprivate func admit(_ address: IPAddress?) -> Bool {
+        guard let policy else { return true }
         guard let address, policy.allows(address) else {
             refusedAddress = address ?? refusedAddress
             return false

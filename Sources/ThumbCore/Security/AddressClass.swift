@@ -6,7 +6,7 @@ public enum AddressClass: String, Sendable {
     /// RFC 1918, RFC 4193 unique-local, CGNAT (RFC 6598), site-local.
     case privateNetwork = "private"
     case linkLocal = "link-local"
-    /// IPv4 inside IPv6 that routes elsewhere: NAT64 (64:ff9b::/96), 6to4 (2002::/16).
+    /// IPv4 inside IPv6 that routes elsewhere: NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 (2002::/16).
     case embeddedIPv4 = "embedded IPv4"
     /// Never a source: unspecified, multicast, broadcast, reserved.
     case unusable
@@ -42,6 +42,8 @@ public enum AddressClass: String, Sendable {
             return classify(v4: embeddedV4(bytes))  // deprecated IPv4-compatible ::a.b.c.d
         }
         if bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return .embeddedIPv4 }
+        // RFC 8215's local-use NAT64 prefix: a site's own translator, to whatever IPv4 it maps.
+        if bytes[0..<6] == [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01] { return .embeddedIPv4 }
         if bytes[0] == 0x20 && bytes[1] == 0x02 { return .embeddedIPv4 }
         if bytes[0] & 0xfe == 0xfc { return .privateNetwork }
         if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return .linkLocal }

@@ -60,6 +60,27 @@ struct ResponseOptionTests {
         #expect(try stack.get(path).status == 502)
     }
 
+    @Test func filesOnlyThumbdAnswersForAreNotServedByTheirHashedNames() throws {
+        // Given thumbnails stored where only thumbd answers: one with an expiry (which thumbd
+        // checks on every request) and one with a download name (a header only thumbd sends)
+        let expiresAt = Int(Date().timeIntervalSince1970) + 3600
+        for path in ["/insecure/w:40/exp:\(expiresAt)/plain/\(origin.url("/cat.jpg"))@png",
+                     "/insecure/w:40/fn:holiday/att:1/plain/\(origin.url("/cat.jpg"))@webp"] {
+            #expect(try stack.get(path).status == 200)
+        }
+        let hashed = stack.cacheFiles()
+        #expect(hashed.count == 2 && hashed.allSatisfy { $0.hasPrefix("_hashed/") })
+
+        // When a client asks nginx for the files by name (SHA-256 of a URL it knows)
+        for file in hashed {
+            let response = try stack.get("/" + file)
+
+            // Then nginx does not serve them: an expired URL stays expired, a download stays one
+            #expect(response.status == 404, "\(file)")
+            #expect(response.headers["content-type"]?.hasPrefix("image/") != true, "\(file)")
+        }
+    }
+
     @Test func withoutAFilenameTheSourceNameIsUsed() throws {
         let response = try stack.get("/insecure/w:50/att:1/plain/\(origin.url("/cat.jpg"))@png")
         #expect(response.headers["content-disposition"] == "attachment; filename=\"cat.png\"")

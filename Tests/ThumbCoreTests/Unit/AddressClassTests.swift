@@ -42,6 +42,9 @@ struct AddressClassTests {
         ("64:ff9b::7f00:1", .embeddedIPv4),
         ("64:ff9b::808:808", .embeddedIPv4),
         ("2002:7f00:1::", .embeddedIPv4),
+        ("64:ff9b:1::a00:1", .embeddedIPv4),  // local-use NAT64 (RFC 8215), here to 10.0.0.1
+        ("64:ff9b:1:ffff::", .embeddedIPv4),
+        ("64:ff9b:2::1", .global),
         // global, including the edges next to private ranges
         ("8.8.8.8", .global),
         ("1.1.1.1", .global),

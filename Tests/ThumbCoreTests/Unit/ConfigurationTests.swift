@@ -121,6 +121,17 @@ struct ConfigurationTests {
         #expect(fetch.connectTimeoutMilliseconds == connect)
     }
 
+    @Test func aSourceProxyIsAnHTTPProxyAndNoneByDefault() throws {
+        #expect(try Self.load([:]).fetch.proxy == nil)
+        #expect(try Self.load([.sourceProxy: ""]).fetch.proxy == nil)
+        #expect(try Self.load([.sourceProxy: "http://proxy.internal:3128"]).fetch.proxy == "http://proxy.internal:3128")
+        #expect(try Self.load([.sourceProxy: "https://proxy.internal"]).fetch.proxy == "https://proxy.internal")
+        // a SOCKS proxy may resolve names itself, past the address guard
+        for refused in ["socks5h://proxy.internal:1080", "socks5://proxy.internal:1080", "proxy.internal:3128"] {
+            #expect(Self.problems([.sourceProxy: refused]).count == 1, "\(refused)")
+        }
+    }
+
     @Test func maxSourceFileSizeOfZeroKeepsTheDefault() throws {
         // imgproxy reads 0 as "no limit"; thumbd keeps its default limit instead
         #expect(try Self.load([.maxSrcFileSize: "0"]).fetch.maxBytes == 20 * 1024 * 1024)

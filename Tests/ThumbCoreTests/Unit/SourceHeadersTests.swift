@@ -16,6 +16,8 @@ struct SourceHeadersTests {
         "https://a.example/ X Key: v",           // not a token name
         "https://a.example/ : v",                // no name
         "https://a.example/ X-Key v",            // no colon
+        "https://a.example X-Key: v",            // host not ended: a.example.evil.net, a.example@evil.net
+        "http://a.example:8080 X-Key: v",
     ])
     func malformedEntriesAreRejected(_ text: String) {
         #expect(SourceHeaders(text) == nil)

@@ -15,6 +15,7 @@ struct URIDecodingTests {
         ("/caf%C3%A9", "/café"),
         ("/a%25b", "/a%b"),
         ("/a+b", "/a+b"),
+        ("/a/..b/.c/b.", "/a/..b/.c/b."),  // dots inside a segment are a name
         ("", ""),
     ])
     func decodes(_ requestURI: String, expected: String) {
@@ -31,6 +32,12 @@ struct URIDecodingTests {
         "/a%FF",  // not UTF-8
         "/a%C3",  // truncated UTF-8 sequence
         "/a%C0%AF",  // overlong encoding of /
+        "/a/../b",  // dot segments, which nginx would have resolved
+        "/a/%2e%2e/b",
+        "/a/%2E./b",
+        "/..",
+        "/a/./b",
+        "/a/%2e",
     ])
     func refuses(_ requestURI: String) {
         #expect(URIDecoding.decodedPath(requestURI) == nil)

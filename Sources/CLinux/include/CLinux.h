@@ -1,0 +1,24 @@
+#ifndef THUMBD_CLINUX_H
+#define THUMBD_CLINUX_H
+
+// Linux system calls glibc has no wrapper for, which Swift cannot reach through the variadic
+// syscall(2): no logic here, only the calls.
+
+#include <stdint.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+
+// Linux's value; glibc shows it only under _GNU_SOURCE.
+#ifndef O_PATH
+#define O_PATH 010000000
+#endif
+
+/// openat2(2) (Linux 5.6+): -1 with errno ENOSYS on an older kernel.
+static inline int clinux_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve) {
+    struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+#endif

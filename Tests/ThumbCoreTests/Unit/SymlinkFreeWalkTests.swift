@@ -1,0 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import ThumbCore
+
+/// The walk `local://` reads fall back to where the kernel has no openat2: one component at a
+/// time, never through a symlink. (With openat2 the kernel does the same: both are checked.)
+struct SymlinkFreeWalkTests {
+    static let refused = ThumbError.forbidden("symlink on the way")
+
+    static func failure(_ code: Int32) -> ThumbError {
+        code == ELOOP || code == ENOTDIR || code == EXDEV ? refused : .internalFailure("errno \(code)")
+    }
+
+    /// Opens `relative` under the tree's root both ways: each way's error, nil where it opened.
+    static func open(_ relative: String, in tree: LocalFileReaderTests.Tree) throws -> [ThumbError?] {
+        let root = Glibc.open(tree.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(root >= 0)
+        defer { close(root) }
+        let components = relative.split(separator: "/")
+        return [
+            outcome { try SymlinkFreeWalk.openDirectory(components, beneath: root, failure: failure) },
+            outcome { try SymlinkFreeWalk.walk(components, beneath: root, failure: failure) },
+        ]
+    }
+
+    static func outcome(_ open: () throws -> Int32) -> ThumbError? {
+        do {
+            close(try open())
+            return nil
+        } catch {
+            return error as? ThumbError
+        }
+    }
+
+    @Test func directoriesWithoutSymlinksAreOpened() throws {
+        let tree = try LocalFileReaderTests.Tree()
+        try tree.directory("root/a")
+        try tree.directory("root/a/b")
+
+        #expect(try Self.open("a/b", in: tree) == [nil, nil])
+        #expect(try Self.open("", in: tree) == [nil, nil])
+    }
+
+    @Test func aSymlinkOnTheWayIsRefusedEvenInsideTheRoot() throws {
+        let tree = try LocalFileReaderTests.Tree()
+        try tree.directory("root/a")
+        try tree.directory("root/a/b")
+        try tree.symlink("root/inside", to: "a")
+        try tree.symlink("root/a/out", to: tree.base + "/root2")
+
+        #expect(try Self.open("inside/b", in: tree) == [Self.refused, Self.refused])
+        #expect(try Self.open("a/out", in: tree) == [Self.refused, Self.refused])
+    }
+}
