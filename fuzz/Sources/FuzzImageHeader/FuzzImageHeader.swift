@@ -11,7 +11,7 @@ func fuzzImageHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         _ = try? WebPHeader(bytes)
     }
     if let filtered = ProgressiveJPEG.withoutFullResolutionACScans(bytes) {
-        guard filtered.count < bytes.count, ContentSniffer.format(of: filtered) == .jpeg || filtered.count < 3,
+        guard filtered.count < bytes.count, ContentSniffer.format(of: filtered) == .jpeg,
               ProgressiveJPEG.withoutFullResolutionACScans(filtered) == nil else {
             fatalError("the filtered JPEG (\(filtered.count) of \(bytes.count) bytes) is not a JPEG without AC scans")
         }
