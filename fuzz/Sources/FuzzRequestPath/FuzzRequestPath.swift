@@ -1,0 +1,52 @@
+@testable import ThumbCore
+
+/// One request path, as nginx hands `REQUEST_URI` to thumbd, through what the request handler does
+/// before it looks for a stored file: the parser under each configuration that changes its route
+/// (presets, presets only, no base URL, a signing key), nginx's decoding, and the cache names.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzRequestPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let requestURI = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let documentURI = URIDecoding.decodedPath(requestURI)
+    for parser in parsers {
+        guard let request = try? parser.parse(rawPath: requestURI) else { continue }
+        _ = request.key.digest
+        let negotiated = request.negotiating(FormatNegotiation(webp: true, avif: true), accept: "image/avif,image/webp")
+        for request in [request, negotiated] {
+            _ = CachePath.candidates(documentURI: documentURI ?? requestURI, naming: request.naming,
+                                     negotiated: request.options.format)
+        }
+    }
+    checkSignatureRoundTrip(requestURI)
+    return 0
+}
+
+/// A path signed with the key must be read as the same path without a key reads it: the signature
+/// covers the path as sent, whatever bytes it holds.
+private func checkSignatureRoundTrip(_ requestURI: String) {
+    guard requestURI.hasPrefix("/"), !requestURI.contains("?"),
+          let slash = requestURI.dropFirst().firstIndex(of: "/") else { return }
+    let signed = signedParser.verifier.signedPath(String(requestURI[slash...]))
+    let withKey = Result { () throws(ThumbError) in try signedParser.parse(rawPath: signed) }
+    let withoutKey = Result { () throws(ThumbError) in try keylessTwin.parse(rawPath: signed) }
+    guard (try? withKey.get()) == (try? withoutKey.get()) else {
+        fatalError("\(signed.debugDescription) reads as \(withKey) with its key, \(withoutKey) without")
+    }
+}
+
+private let presets = try! Presets(parsing: """
+    default=q:82, thumb=rs:fill:160:160/g:sm, square=pr:thumb/ex:1, loop=pr:loop, webp=f:webp
+    """)
+private let unsignedParser = RequestPathParser(
+    verifier: SignatureVerifier(pairs: []), baseURL: "http://origin.test/",
+    options: OptionParser(presets: presets, allowSecurityOptions: true))
+private let signedParser = RequestPathParser(
+    verifier: SignatureVerifier(pairs: [.init(key: Array("test-key".utf8), salt: Array("test-salt".utf8))], size: 8),
+    baseURL: nil, options: OptionParser(presets: presets))
+private let keylessTwin = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: signedParser.baseURL,
+                                            options: signedParser.options)
+private let parsers = [
+    unsignedParser,
+    signedParser,
+    RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil,
+                      options: OptionParser(presets: presets, onlyPresets: true)),
+]
