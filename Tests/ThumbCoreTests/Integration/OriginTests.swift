@@ -81,6 +81,9 @@ struct OriginTests {
         let stack = try TestStack(environment: [
             "THUMBD_MAX_CONCURRENT_FETCHES_PER_HOST": "1", "THUMBD_REQUESTS_QUEUE_SIZE": "1",
         ])
+        origin.serve("/stored.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stored = "/insecure/w:32/plain/\(origin.url("/stored.jpg"))@png"
+        #expect(try stack.get(stored).status == 200)
         for name in ["a", "b", "c"] {
             origin.serve("/\(name).jpg", .image(TestImages.jpeg(width: 64, height: 48)))
             origin.pause("/\(name).jpg")
@@ -102,6 +105,9 @@ struct OriginTests {
         #expect(third.headers["retry-after"] == "1")
         #expect(third.text == "too busy, retry shortly\n")
         #expect(origin.requestCount("/c.jpg") == 0)
+        // and nothing else is degraded: a stored thumbnail is served, thumbd says it can serve
+        #expect(try stack.get(stored).status == 200)
+        #expect(try stack.get("/health").status == 200)
         for name in ["a", "b", "c"] { origin.release("/\(name).jpg") }
         #expect(try first.value().get().status == 200)
         let secondResponse = try second.value().get()
