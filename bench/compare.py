@@ -101,6 +101,12 @@ class PeakRSS:
 
 # --- the servers ------------------------------------------------------------------------------
 
+def signed(path):
+    """The path with its signature in front, as `thumbd sign` prints it with KEY and SALT."""
+    digest = hmac.new(bytes.fromhex(KEY), bytes.fromhex(SALT) + path.encode(), hashlib.sha256).digest()
+    return f"/{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}{path}"
+
+
 def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -199,9 +205,7 @@ class Thumbd:
         self.pids = [pid for pid in process_tree(self.process.pid) if pid != self.process.pid]
 
     def url(self, prefix, photo, fmt):
-        path = f"/rs:fill:{WIDTH}:{HEIGHT}/q:{QUALITY}/plain/{self.origin.base}/{prefix}/{photo}@{fmt}"
-        digest = hmac.new(bytes.fromhex(KEY), bytes.fromhex(SALT) + path.encode(), hashlib.sha256).digest()
-        return f"{self.base}/{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}{path}"
+        return self.base + signed(f"/rs:fill:{WIDTH}:{HEIGHT}/q:{QUALITY}/plain/{self.origin.base}/{prefix}/{photo}@{fmt}")
 
     def stored_path(self, url):
         """Where the thumbnail of a `plain/...@fmt` URL lives under the cache root."""

@@ -11,7 +11,6 @@
 Prints its figures; exits 1 on any failure.
 """
 
-import argparse
 import concurrent.futures
 import glob
 import os
@@ -23,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from compare import Origin, wait_until  # noqa: E402
-from stack import Stack, get  # noqa: E402
+from stack import Stack, get, parse_arguments, photo_names  # noqa: E402
 
 failures = []
 
@@ -113,14 +112,8 @@ def reload_under_load(stack, origin, photos):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--thumbd", required=True)
-    parser.add_argument("--photos", required=True)
-    parser.add_argument("--work", default="/tmp/thumbd-crash")
-    parser.add_argument("--rounds", type=int, default=20)
-    arguments = parser.parse_args()
-    os.makedirs(arguments.work, exist_ok=True)
-    photos = sorted(name for name in os.listdir(arguments.photos) if name.lower().endswith((".jpg", ".jpeg", ".png")))
+    arguments = parse_arguments("crash", lambda parser: parser.add_argument("--rounds", type=int, default=20))
+    photos = photo_names(arguments.photos)
     origin = Origin(arguments.work, arguments.photos)
     stack = Stack(arguments.work, os.path.abspath(arguments.thumbd))
     try:

@@ -5,7 +5,6 @@ threads and memory bounded.
     python3 bench/flood.py --thumbd .build/release/thumbd --photos DIR [--connections 1000]
 """
 
-import argparse
 import concurrent.futures
 import os
 import sys
@@ -14,23 +13,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 from compare import Origin  # noqa: E402
-from stack import Stack, get  # noqa: E402
-
-
-def resources(pid):
-    status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
-    return int(status["VmRSS"].split()[0]) // 1024, int(status["Threads"]), len(os.listdir(f"/proc/{pid}/fd"))
+from stack import Stack, get, parse_arguments, photo_names  # noqa: E402
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--thumbd", required=True)
-    parser.add_argument("--photos", required=True)
-    parser.add_argument("--work", default="/tmp/thumbd-flood")
-    parser.add_argument("--connections", type=int, default=1000)
-    arguments = parser.parse_args()
-    os.makedirs(arguments.work, exist_ok=True)
-    photos = sorted(name for name in os.listdir(arguments.photos) if name.lower().endswith((".jpg", ".jpeg", ".png")))
+    arguments = parse_arguments("flood", lambda parser: parser.add_argument("--connections", type=int, default=1000))
+    photos = photo_names(arguments.photos)
     origin = Origin(arguments.work, arguments.photos)
     stack = Stack(arguments.work, os.path.abspath(arguments.thumbd))
     try:
@@ -40,12 +28,12 @@ def main():
         count = arguments.connections
         paths = [hits[i % len(hits)] if i % 2 else f"/insecure/rs:fill:{100 + i}:90/plain/{origin.base}/flood/{photos[i % len(photos)]}@jpg"
                  for i in range(count)]
-        before = resources(stack.thumbd.pid)
+        before = stack.resources()
         peak, done = list(before), threading.Event()
 
         def sample():
             while not done.wait(0.2):
-                peak[:] = [max(a, b) for a, b in zip(peak, resources(stack.thumbd.pid))]
+                peak[:] = [max(a, b) for a, b in zip(peak, stack.resources())]
 
         sampler = threading.Thread(target=sample)
         sampler.start()
@@ -67,14 +55,14 @@ def main():
             counts[status] = counts.get(status, 0) + 1
         print(f"== {count} connections at once, half of them cold thumbnails: {seconds:.1f} s")
         print(f"  answers by status: {counts}")
-        print(f"  thumbd RSS {before[0]} -> peak {peak[0]} MiB, threads {before[1]} -> peak {peak[1]}, "
-              f"descriptors {before[2]} -> peak {peak[2]}; still running: {alive}")
+        print(f"  thumbd RSS {before[0] // 1024} -> peak {peak[0] // 1024} MiB, threads {before[2]} -> peak {peak[2]}, "
+              f"descriptors {before[1]} -> peak {peak[1]}; still running: {alive}")
         outside = {status: n for status, n in counts.items() if status not in (200, 503)}
-        failed = bool(outside) or not alive or peak[1] > before[1] + 8
+        failed = bool(outside) or not alive or peak[2] > before[2] + 8
         if outside:
             print(f"  FAILED: answers other than 200 and 503: {outside}")
-        if peak[1] > before[1] + 8:
-            print(f"  FAILED: thumbd's threads grew from {before[1]} to {peak[1]}")
+        if peak[2] > before[2] + 8:
+            print(f"  FAILED: thumbd's threads grew from {before[2]} to {peak[2]}")
         print("flood: passed" if not failed else "flood: failed")
         sys.exit(1 if failed else 0)
     finally:

@@ -14,12 +14,8 @@ than in the second plus 8 (how many are open at an instant follows the requests 
 leak raises the floor).
 """
 
-import argparse
-import base64
 import concurrent.futures
 import glob
-import hashlib
-import hmac
 import http.server
 import os
 import random
@@ -31,8 +27,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from compare import KEY, SALT, Origin, free_port  # noqa: E402
-from stack import Stack, get  # noqa: E402
+from compare import KEY, SALT, Origin, free_port, signed  # noqa: E402
+from stack import Stack, get, parse_arguments, photo_names  # noqa: E402
 
 
 class Misbehaving(http.server.BaseHTTPRequestHandler):
@@ -99,11 +95,6 @@ class MisbehavingOrigin(socketserver.ThreadingMixIn, http.server.HTTPServer):
         self.base = f"http://127.0.0.1:{self.port}"
 
 
-def signed(path):
-    digest = hmac.new(bytes.fromhex(KEY), bytes.fromhex(SALT) + path.encode(), hashlib.sha256).digest()
-    return f"/{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}{path}"
-
-
 class Load:
     """The mix: each kind makes a path and names the statuses it may get."""
 
@@ -146,10 +137,7 @@ class Sampler:
 
     def run(self, interval):
         while not self.stopped.wait(interval):
-            pid = self.stack.thumbd.pid
-            status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
-            self.samples.append((time.time() - self.started, int(status["VmRSS"].split()[0]),
-                                 len(os.listdir(f"/proc/{pid}/fd")), int(status["Threads"])))
+            self.samples.append((time.time() - self.started, *self.stack.resources()))
 
     def stop(self):
         self.stopped.set()
@@ -172,15 +160,12 @@ class Sampler:
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--thumbd", required=True)
-    parser.add_argument("--photos", required=True)
-    parser.add_argument("--work", default="/tmp/thumbd-soak")
-    parser.add_argument("--seconds", type=int, default=600)
-    parser.add_argument("--rate", type=int, default=40)
-    arguments = parser.parse_args()
-    os.makedirs(arguments.work, exist_ok=True)
-    photos = sorted(name for name in os.listdir(arguments.photos) if name.lower().endswith((".jpg", ".jpeg", ".png")))
+    def options(parser):
+        parser.add_argument("--seconds", type=int, default=600)
+        parser.add_argument("--rate", type=int, default=40)
+
+    arguments = parse_arguments("soak", options)
+    photos = photo_names(arguments.photos)
     origin = Origin(arguments.work, arguments.photos)
     misbehaving = MisbehavingOrigin()
     stack = Stack(arguments.work, os.path.abspath(arguments.thumbd), {

@@ -1,6 +1,7 @@
 """nginx from the repository's templates and a thumbd these scripts start, kill and restart,
 on 127.0.0.1 (bench/crash.py, bench/soak.py)."""
 
+import argparse
 import http.client
 import os
 import shutil
@@ -44,6 +45,12 @@ class Stack:
         while not os.path.exists(self.socket) and time.time() < deadline:
             time.sleep(0.05)
 
+    def resources(self):
+        """thumbd's resident memory in KiB, open descriptors and threads, from /proc."""
+        pid = self.thumbd.pid
+        status = dict(line.split(":", 1) for line in open(f"/proc/{pid}/status") if ":" in line)
+        return int(status["VmRSS"].split()[0]), len(os.listdir(f"/proc/{pid}/fd")), int(status["Threads"])
+
     def cache_command(self, *arguments):
         return subprocess.run([self.binary, "cache", *arguments], env=self.environment, capture_output=True, text=True)
 
@@ -65,3 +72,21 @@ def get(port, path):
         return None, type(error).__name__
     finally:
         connection.close()
+
+
+def parse_arguments(name, add_options):
+    """The options every script here takes (--thumbd, --photos, --work) and its own; makes the
+    work directory."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--thumbd", required=True)
+    parser.add_argument("--photos", required=True)
+    parser.add_argument("--work", default=f"/tmp/thumbd-{name}")
+    add_options(parser)
+    arguments = parser.parse_args()
+    os.makedirs(arguments.work, exist_ok=True)
+    return arguments
+
+
+def photo_names(directory):
+    """The JPEG and PNG photos in a directory, by name."""
+    return sorted(name for name in os.listdir(directory) if name.lower().endswith((".jpg", ".jpeg", ".png")))
