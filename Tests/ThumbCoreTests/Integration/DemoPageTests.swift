@@ -147,8 +147,11 @@ final class DemoRun {
             process.terminate()
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: directory + "/origin")
-        try? FileManager.default.removeItem(atPath: directory + "/cache")
+        // Only the screenshot (and the logs) stay, for a look after the test.
+        let kept: Set = ["screenshot.png", "deploy-run.log", "thumbd.log", "nginx-error.log"]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !kept.contains(name) {
+            try? FileManager.default.removeItem(atPath: directory + "/" + name)
+        }
     }
 
     /// Chromium's DOM of the page once its network is idle and its scripts ran.
