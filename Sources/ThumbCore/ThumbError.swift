@@ -3,8 +3,11 @@
 public enum ThumbError: Error, Equatable, Sendable {
     /// The URL could not be parsed, or an option or its argument is invalid.
     case badRequest(String)
-    /// The signature does not match, or the source is not allowed.
+    /// The signature does not match, or what is asked for is not allowed.
     case forbidden(String)
+    /// The source's URL, a redirect's, or the address one resolves to is not allowed. The client
+    /// learns only that; the detail (which address, which hop) is for the log.
+    case sourceNotAllowed(String)
     /// The origin answered 404 or 410.
     case sourceNotFound
     /// The URL's `expires` time has passed.
@@ -27,7 +30,7 @@ public enum ThumbError: Error, Equatable, Sendable {
     public var status: Int {
         switch self {
         case .badRequest: 400
-        case .forbidden: 403
+        case .forbidden, .sourceNotAllowed: 403
         case .sourceNotFound, .expired: 404
         case .sourceTooLarge: 413
         case .unprocessable: 422
@@ -44,6 +47,7 @@ public enum ThumbError: Error, Equatable, Sendable {
         switch self {
         case .badRequest(let why): "bad request: \(why)"
         case .forbidden(let why): "forbidden: \(why)"
+        case .sourceNotAllowed: "forbidden: source is not allowed"
         case .sourceNotFound: "source not found"
         case .expired: "URL expired"
         case .sourceTooLarge(let limit): "source is larger than the limit of \(limit) bytes"

@@ -31,7 +31,7 @@ public actor FailureMemory {
     public func remember(_ error: ThumbError, for url: String) {
         let seconds: Double
         switch error {
-        case .sourceNotFound, .forbidden, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
+        case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
         case .originFailed, .originTimeout: seconds = lifetimes.failure
         case .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
         }

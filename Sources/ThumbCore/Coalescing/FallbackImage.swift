@@ -50,7 +50,7 @@ extension ThumbError {
     var fallsBack: Bool {
         switch self {
         case .sourceNotFound, .sourceTooLarge, .unprocessable, .originFailed, .originTimeout: true
-        case .badRequest, .forbidden, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
+        case .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
         }
     }
 }

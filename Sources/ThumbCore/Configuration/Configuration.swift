@@ -12,8 +12,11 @@ public struct Configuration: Sendable {
     public var signing = SignatureVerifier(pairs: [])
     /// Prepended to sources without a scheme.
     public var baseURL: String?
-    /// URL prefixes a source must start with; empty allows every source.
-    public var allowedSources = SourceAllowList(prefixes: [])
+    /// URL prefixes a source, and every redirect it takes, must start with; empty allows every source.
+    public var allowedSources: SourceAllowList {
+        get { fetch.allowedSources }
+        set { fetch.allowedSources = newValue }
+    }
     /// The directory `local:///path` sources are read under; nil turns local sources off.
     public var localFileSystemRoot: String?
     /// WebP or AVIF for URLs without a format, by the client's Accept header.

@@ -34,7 +34,7 @@ struct OriginAddress {
             }
             refused = refused ?? found
         }
-        throw .forbidden("source address \(refused.map(String.init(describing:)) ?? name) is not allowed")
+        throw .sourceNotAllowed("\(name) resolves to \(refused.map(String.init(describing:)) ?? "nothing"), which is not allowed")
     }
 
     /// CURLOPT_CONNECT_TO's entry: the proxy is asked to connect to the checked address.

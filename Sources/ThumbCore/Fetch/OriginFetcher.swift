@@ -14,6 +14,8 @@ public struct OriginFetcher: Sendable {
         public var addressPolicy = AddressPolicy()
         public var userAgent = "thumbd/\(ThumbdVersion.current)"
         public var extraHeaders = SourceHeaders()
+        /// The URL prefixes a source and every redirect it takes must start with (ALLOWED_SOURCES).
+        public var allowedSources = SourceAllowList(prefixes: [])
         /// An HTTP proxy every fetch goes through (never one from the environment). The guard then
         /// resolves each hop's host itself, checks it, and has the proxy tunnel to that address.
         public var proxy: String?
@@ -46,8 +48,9 @@ public struct OriginFetcher: Sendable {
     }
 
     /// Follows redirects itself, one transfer per hop on the same handle (so kept-alive
-    /// connections are reused), so that each hop gets the extra headers of its own URL: a token
-    /// meant for one origin never follows a redirect to another.
+    /// connections are reused), so that each hop gets the extra headers of its own URL (a token
+    /// meant for one origin never follows a redirect to another) and is held to the allowed
+    /// sources before anything connects to it.
     public func fetch(_ url: String) throws(ThumbError) -> Response {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw .forbidden("only http and https sources are allowed")
@@ -62,6 +65,9 @@ public struct OriginFetcher: Sendable {
             let transfer = try perform(url, on: easy, timeoutMilliseconds: remaining)
             let status = easy.responseCode
             if Self.redirectStatuses.contains(status), let next = easy.redirectURL {
+                guard configuration.allowedSources.allows(next) else {
+                    throw .sourceNotAllowed("\(url) redirects to \(next), which is not in the allowed sources")
+                }
                 url = next
                 continue
             }
@@ -110,12 +116,12 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_NOPROGRESS, 0)
             try easy.set(progressFunction: transferProgressCallback)
             try easy.set(CURLOPT_XFERINFODATA, context)
-            try check(easy.perform(), transfer)
+            try check(easy.perform(), transfer, url: url)
         }
         return transfer
     }
 
-    private func check(_ code: CURLcode, _ transfer: Transfer) throws(ThumbError) {
+    private func check(_ code: CURLcode, _ transfer: Transfer, url: String) throws(ThumbError) {
         switch code {
         case CURLE_OK: return
         case CURLE_OPERATION_TIMEDOUT: throw .originTimeout
@@ -124,7 +130,7 @@ public struct OriginFetcher: Sendable {
         case CURLE_WRITE_ERROR where transfer.exceededLimit: throw .sourceTooLarge(limit: configuration.maxBytes)
         case CURLE_UNSUPPORTED_PROTOCOL: throw .forbidden("only http and https sources are allowed")
         case _ where transfer.refusedAddress != nil:
-            throw .forbidden("source address \(transfer.refusedAddress!) is not allowed")
+            throw .sourceNotAllowed("\(url) connects to \(transfer.refusedAddress!), which is not allowed")
         default: throw .originFailed(CurlEasy.describe(code))
         }
     }

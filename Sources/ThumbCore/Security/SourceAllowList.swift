@@ -41,7 +41,7 @@ public struct SourceAllowList: Sendable, Hashable {
     }
 
     public func check(_ url: String) throws(ThumbError) {
-        guard allows(url) else { throw .forbidden("source is not in the allowed sources") }
+        guard allows(url) else { throw .sourceNotAllowed("\(url) is not in the allowed sources") }
     }
 
     /// Runs the pattern as a set of positions (an NFA) over the URL once, so stars cost time linear

@@ -140,6 +140,8 @@ public struct RequestHandler: Sendable {
         switch error {
         case .internalFailure(let detail):
             logger.error("internal failure", metadata: ["uri": "\(uri)", "error": "\(detail)"])
+        case .sourceNotAllowed(let detail):
+            logger.notice("source not allowed", metadata: ["uri": "\(uri)", "detail": "\(detail)"])
         case .overloaded:
             metrics.increment(.overloaded)
             return .error(error, headers: [("Retry-After", "1")])

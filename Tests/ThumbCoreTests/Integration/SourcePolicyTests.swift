@@ -21,11 +21,13 @@ struct SourcePolicyTests {
             let started = Date()
             let response = try guarded.get("/insecure/w:32/plain/http://\(host):\(origin.port)/photo.jpg@png")
             #expect(response.status == 403, "\(host): \(response.text)")
-            #expect(response.text.hasPrefix("forbidden: source address"), "\(host): \(response.text)")
+            #expect(response.text == "forbidden: source is not allowed\n", "\(host): the address is for the log only")
             #expect(Date().timeIntervalSince(started) < 2, "\(host) refused at once")
         }
         #expect(origin.connectionCount == 0)
         #expect(guarded.cacheFiles().isEmpty)
+        // The log says which address was refused
+        #expect(guarded.thumbdLog.contains("connects to 127.0.0.2, which is not allowed"))
     }
 
     @Test func oneAllowedAddressDoesNotOpenItsNeighboursEvenThroughRedirects() throws {
@@ -58,8 +60,30 @@ struct SourcePolicyTests {
         #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/allowed/photo.jpg"))@png").status == 200)
         let refused = try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png")
         #expect(refused.status == 403)
-        #expect(refused.text == "forbidden: source is not in the allowed sources\n")
+        #expect(refused.text == "forbidden: source is not allowed\n")
         #expect(origin.requestCount("/photo.jpg") == 0)
+    }
+
+    @Test func aRedirectOutOfTheAllowedSourcesIsRefusedBeforeItIsFollowed() throws {
+        // Given one allowed prefix, with a source in it that redirects out of it
+        let stack = try TestStack(environment: ["THUMBD_ALLOWED_SOURCES": origin.url("/allowed/")])
+        origin.serve("/allowed/moved.jpg", .redirect(origin.url("/elsewhere/photo.jpg")))
+        origin.serve("/allowed/moved-inside.jpg", .redirect(origin.url("/allowed/photo.jpg")))
+        origin.serve("/allowed/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.serve("/elsewhere/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+
+        // When the redirecting source is asked for
+        let refused = try stack.get("/insecure/w:32/plain/\(origin.url("/allowed/moved.jpg"))@png")
+
+        // Then the hop is refused before anything asks for it, and only the log names it
+        #expect(refused.status == 403, "\(refused.text)")
+        #expect(refused.text == "forbidden: source is not allowed\n")
+        #expect(origin.requestCount("/allowed/moved.jpg") == 1)
+        #expect(origin.requestCount("/elsewhere/photo.jpg") == 0)
+        #expect(stack.thumbdLog.contains("redirects to \(origin.url("/elsewhere/photo.jpg")), which is not in the allowed sources"))
+        // and a redirect that stays inside the allowed prefixes is followed
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/allowed/moved-inside.jpg"))@png").status == 200)
+        #expect(stack.cacheFiles().count == 1)
     }
 
     @Test func localSourcesStayInsideTheirRoot() throws {
