@@ -64,10 +64,14 @@ public struct SourceURL: Sendable, Hashable {
         return (url, ext)
     }
 
+    /// Joins a source without a scheme to the base URL. A base that names no path
+    /// (`https://origin.example`) gets its `/` first: `@evil.example/x` would otherwise make the
+    /// base's host a user name and evil.example the host.
     private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
         if hasScheme(url) { return url }
         guard let baseURL else { throw .badRequest("source URL has no scheme and no base URL is configured") }
-        return baseURL + url
+        let authority = baseURL.range(of: "://").map { baseURL[$0.upperBound...] } ?? Substring(baseURL)
+        return (authority.contains("/") ? baseURL : baseURL + "/") + url
     }
 
     /// Whether `url` starts with `scheme://` (RFC 3986: a letter, then letters, digits, + . -).

@@ -86,6 +86,23 @@ struct SourcePolicyTests {
         #expect(stack.cacheFiles().count == 1)
     }
 
+    @Test func aRelativeSourceCannotMoveTheBaseURLsHost() throws {
+        // Given a base URL without a trailing slash, and a second origin on another port
+        let other = try TestOrigin()
+        other.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: ["THUMBD_BASE_URL": "http://127.0.0.1:\(origin.port)"])
+
+        // When a source turns the base's host into a user name: http://127.0.0.1:P1@127.0.0.1:P2/photo.jpg
+        let response = try stack.get("/insecure/w:32/plain/@127.0.0.1:\(other.port)/photo.jpg@png")
+
+        // Then the base's host is asked for that path, and the other origin never hears of it
+        #expect(response.status == 404, "\(response.text)")
+        #expect(origin.requestCount("/@127.0.0.1:\(other.port)/photo.jpg") == 1)
+        #expect(other.connectionCount == 0)
+        // while an ordinary relative source works
+        #expect(try stack.get("/insecure/w:32/plain/photo.jpg@png").status == 200)
+    }
+
     @Test func localSourcesStayInsideTheirRoot() throws {
         // Given a root with a photo, a symlink out of it, and a secret beside it
         let base = try TestDirectory()
