@@ -2,13 +2,19 @@
 on 127.0.0.1 (bench/crash.py, bench/soak.py)."""
 
 import argparse
+import grp
 import http.client
 import os
+import pwd
 import shutil
 import subprocess
 import time
 
 from compare import ROOT, free_port, wait_until
+
+# nginx's master runs as root and the config names no user: its workers run as nobody, in nobody's
+# group, which thumbd's socket (0660) must be in.
+NGINX_WORKER_GROUP = grp.getgrgid(pwd.getpwnam("nobody").pw_gid).gr_name
 
 
 class Stack:
@@ -31,7 +37,7 @@ class Stack:
             open(f"{self.dir}/{name}", "w").write(text)
         self.environment = dict(os.environ, THUMBD_LISTEN=f"unix:{self.socket}", THUMBD_CACHE_ROOT=self.cache,
                                 THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES="true", THUMBD_MAGICK_POLICY_DIR=f"{ROOT}/deploy",
-                                THUMBD_LOG_LEVEL="warn", **(environment or {}))
+                                THUMBD_LOG_LEVEL="warn", THUMBD_SOCKET_GROUP=NGINX_WORKER_GROUP, **(environment or {}))
         self.log = open(f"{self.dir}/thumbd.log", "a")
         self.start_thumbd()
         self.nginx = subprocess.Popen(["nginx", "-p", self.dir, "-c", f"{self.dir}/nginx.conf", "-g", "daemon off;"],

@@ -75,7 +75,8 @@ struct Service {
             logger: logger
         )
         let server = try FastCGIServer(
-            address: configuration.listen, workers: configuration.workers, handler: handler, logger: logger
+            address: configuration.listen, socketGroup: configuration.socketGroup, workers: configuration.workers,
+            handler: handler, logger: logger
         )
         if configuration.signing.pairs.isEmpty {
             logger.warning("no signing key configured: any URL is accepted")

@@ -7,6 +7,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "unix:/path/to/socket or host:port to take FastCGI connections on. [THUMBD_LISTEN, default unix:/run/thumbd/thumbd.sock]")
     var listen: String?
 
+    @Option(help: "The group nginx's workers run in: the unix socket is made 0660 in it. [THUMBD_SOCKET_GROUP, default thumbd's own]")
+    var socketGroup: String?
+
     @Option(help: "The directory nginx serves thumbnails from (its root). [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
     var cacheRoot: String?
 
@@ -183,7 +186,7 @@ struct SettingsOptions: ParsableArguments {
 
     private func flagValues() -> [Setting: String] {
         var values: [Setting: String?] = [
-            .listen: listen, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
+            .listen: listen, .socketGroup: socketGroup, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
             .cacheIndex: cacheIndex, .cacheMaxBytes: cacheMaxBytes, .cacheMaxEntries: cacheMaxEntries,
             .cacheLowWater: cacheLowWater, .cacheHitsLog: cacheHitsLog,
             .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,

@@ -20,6 +20,7 @@ extension Configuration {
         var reader = Reader(lookup: lookup)
         var configuration = Configuration()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
+        reader.read(.socketGroup) { configuration.socketGroup = $0.isEmpty ? nil : try groupID($0) }
         reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
         reader.read(.cacheIndex) { configuration.cache.indexPath = try absolutePath($0) }
         reader.read(.cacheHitsLog) { configuration.cache.hitsLogPath = try absolutePath($0) }
@@ -197,6 +198,18 @@ extension Configuration {
             throw InvalidValue(expected: "expected an http:// or https:// proxy URL")
         }
         return text
+    }
+
+    /// A group name or number, looked up now so that a typo fails the start.
+    private static func groupID(_ text: String) throws -> gid_t {
+        if let number = gid_t(text) { return number }
+        var entry = Glibc.group()
+        var found: UnsafeMutablePointer<Glibc.group>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getgrnam_r(text, &entry, &buffer, buffer.count, &found) == 0, found != nil else {
+            throw InvalidValue(expected: "expected a group name or number (the group nginx's workers run in)")
+        }
+        return entry.gr_gid
     }
 
     private static func absolutePath(_ text: String) throws -> String {

@@ -1,9 +1,14 @@
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything thumbd is told at start, typed per area, each default written on its field.
 /// Components take their part in `init` and never read the environment themselves.
 public struct Configuration: Sendable {
     public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
+    /// The group nginx's workers run in: the unix socket is 0660 in it. nil: thumbd's own group.
+    public var socketGroup: gid_t?
     public var cacheRoot = "/var/cache/thumbd"
     public var cache = CacheSettings()
     /// FastCGI worker threads; each request runs on one from start to end.

@@ -1,6 +1,7 @@
 /// Every setting thumbd reads, with the environment variables it is read from.
 public enum Setting: String, CaseIterable, Sendable {
     case listen = "LISTEN"
+    case socketGroup = "SOCKET_GROUP"
     case cacheRoot = "CACHE_ROOT"
     case cacheIndex = "CACHE_INDEX"
     case cacheMaxBytes = "CACHE_MAX_BYTES"
@@ -62,7 +63,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .socketGroup, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,

@@ -24,19 +24,13 @@ public final class FastCGIServer: Sendable {
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
-    public init(address: ListenAddress, workers: Int, handler: RequestHandler, logger: Logger) throws(ThumbError) {
+    /// - Parameter socketGroup: the group nginx's workers run in, for a unix socket (0660); nil:
+    ///   thumbd's own group.
+    public init(address: ListenAddress, socketGroup: gid_t? = nil, workers: Int, handler: RequestHandler,
+                logger: Logger) throws(ThumbError) {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
         Self.raiseDescriptorLimit()
-        if case .unix(let path) = address {
-            unlink(path)  // a stale socket from a crashed run would make the bind fail
-        }
-        let descriptor = FCGX_OpenSocket(address.libfcgiName, 1024)
-        guard descriptor >= 0 else { throw .internalFailure("cannot listen on \(address)") }
-        if case .unix(let path) = address {
-            // nginx's workers run as another user (www-data or nobody).
-            guard chmod(path, 0o666) == 0 else { throw .internalFailure("cannot chmod socket \(path)") }
-        }
-        listenDescriptor = descriptor
+        listenDescriptor = try ListenSocket.open(address, group: socketGroup)
         self.address = address
         workerCount = workers
         self.handler = handler

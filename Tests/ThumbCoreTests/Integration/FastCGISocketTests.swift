@@ -1,8 +1,11 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// thumbd's socket is open to every local user (mode 0666), so what arrives on it is not always
-/// what nginx normalised: thumbd must hold its own line on the paths it writes.
+/// What reaches thumbd's socket is not always nginx, nor what nginx normalised: the socket is for
+/// nginx's group alone, and thumbd holds its own line on the paths it writes.
 @Suite(.serialized)
 struct FastCGISocketTests {
     /// A request straight to thumbd's socket with libfcgi's cgi-fcgi, its parameters as given.
@@ -33,5 +36,30 @@ struct FastCGISocketTests {
         }
         #expect(!FileManager.default.fileExists(atPath: stack.directory + "/escaped"))
         #expect(origin.totalRequests == 0)
+    }
+
+    @Test func onlyNginxsGroupMayConnect() throws {
+        // Given thumbd, told the group nginx's workers run in
+        let origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack()
+
+        // Then its socket is 0660 in that group, with nothing left beside it
+        var info = stat()
+        #expect(stat(stack.sockets[0], &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o660)
+        #expect(info.st_gid == TestStack.nginxWorkerGroup)
+        let beside = try FileManager.default.contentsOfDirectory(atPath: stack.directory)
+        #expect(!beside.contains { $0.hasPrefix(".thumbd-socket-") })
+        // and another local user cannot connect to ask for the metrics
+        let intruder = try ProcessRunner.run("/usr/bin/setpriv", [
+            "--reuid=daemon", "--regid=daemon", "--clear-groups", "/usr/bin/env", "-i", "REQUEST_METHOD=GET",
+            "REQUEST_URI=/_thumbd/metrics", "DOCUMENT_URI=/_thumbd/metrics", "/usr/bin/cgi-fcgi", "-bind", "-connect",
+            stack.sockets[0],
+        ])
+        #expect(!intruder.output.contains("thumbd_requests_total"), "\(intruder.output)")
+        #expect(intruder.status != 0)
+        // while nginx's workers, in the group, are served
+        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png").status == 200)
     }
 }

@@ -19,6 +19,10 @@ final class TestStack: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .path
 
+    /// nginx's master runs as root here and its config names no user, so its workers run as
+    /// nobody, in nobody's group: the group thumbd's socket (0660) must be in.
+    static var nginxWorkerGroup: gid_t { getpwnam("nobody").map { $0.pointee.pw_gid } ?? 65534 }
+
     /// thumbd is built beside the test bundle (the test target depends on it).
     static var thumbdBinary: String {
         if let path = ProcessInfo.processInfo.environment["THUMBD_BINARY"] { return path }
@@ -74,6 +78,7 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_CACHE_MAX_ENTRIES": "20000",
             "THUMBD_LOG_LEVEL": "info",
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
+            "THUMBD_SOCKET_GROUP": "\(Self.nginxWorkerGroup)",
         ]
         thumbdEnvironment.merge(environment) { $1 }
         self.thumbdEnvironment = thumbdEnvironment

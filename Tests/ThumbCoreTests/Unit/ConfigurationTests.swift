@@ -89,6 +89,13 @@ struct ConfigurationTests {
         #expect(configuration.options.allowSecurityOptions)
     }
 
+    @Test func socketGroupIsAGroupThatExists() throws {
+        #expect(try Self.load([:]).socketGroup == nil)
+        #expect(try Self.load([.socketGroup: "root"]).socketGroup == 0)
+        #expect(try Self.load([.socketGroup: "4242"]).socketGroup == 4242)
+        #expect(Self.problems([.socketGroup: "no-such-group-here"]).count == 1)
+    }
+
     @Test(arguments: [
         ("unix:/run/t.sock", ListenAddress.unix(path: "/run/t.sock")),
         ("/run/t.sock", .unix(path: "/run/t.sock")),
