@@ -75,7 +75,8 @@ struct Service {
             logger: logger
         )
         let server = try FastCGIServer(
-            address: configuration.listen, socketGroup: configuration.socketGroup, workers: configuration.workers,
+            FastCGIServer.Settings(address: configuration.listen, workers: configuration.workers,
+                                   socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout),
             handler: handler, logger: logger
         )
         if configuration.signing.pairs.isEmpty {
@@ -96,8 +97,12 @@ struct Service {
                               metadata: ["signal": "\(number)"])
             }
         }
-        withExtendedLifetime((stopSignals, ignoredSignals)) {
-            server.run()
+        do throws(ThumbError) {
+            try withExtendedLifetime((stopSignals, ignoredSignals)) { () throws(ThumbError) in try server.run() }
+        } catch {
+            // Not serving is a failure: exit non-zero so that systemd restarts thumbd.
+            logger.critical("cannot serve", metadata: ["error": "\(error)"])
+            throw ExitCode(1)
         }
     }
 

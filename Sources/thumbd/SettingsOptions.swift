@@ -10,6 +10,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "The group nginx's workers run in: the unix socket is made 0660 in it. [THUMBD_SOCKET_GROUP, default thumbd's own]")
     var socketGroup: String?
 
+    @Option(help: "Seconds a FastCGI connection has to send its request's parameters. [THUMBD_PARAMS_TIMEOUT, default 5]")
+    var paramsTimeout: String?
+
     @Option(help: "The directory nginx serves thumbnails from (its root). [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
     var cacheRoot: String?
 
@@ -186,7 +189,7 @@ struct SettingsOptions: ParsableArguments {
 
     private func flagValues() -> [Setting: String] {
         var values: [Setting: String?] = [
-            .listen: listen, .socketGroup: socketGroup, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
+            .listen: listen, .socketGroup: socketGroup, .paramsTimeout: paramsTimeout, .cacheRoot: cacheRoot, .workers: workers, .logLevel: logLevel,
             .cacheIndex: cacheIndex, .cacheMaxBytes: cacheMaxBytes, .cacheMaxEntries: cacheMaxEntries,
             .cacheLowWater: cacheLowWater, .cacheHitsLog: cacheHitsLog,
             .key: key, .salt: salt, .signatureSize: signatureSize, .baseURL: baseURL,

@@ -2,12 +2,14 @@
 #define THUMBD_CLINUX_H
 
 // Linux system calls glibc has no wrapper for, which Swift cannot reach through the variadic
-// syscall(2): no logic here, only the calls.
+// syscall(2), and Linux headers Swift's Glibc module leaves out (epoll): no logic here, only the
+// calls.
 
 #include <stdint.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <sys/epoll.h>
 #include <linux/openat2.h>
 
 // Linux's value; glibc shows it only under _GNU_SOURCE.

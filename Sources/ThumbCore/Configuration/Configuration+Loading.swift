@@ -21,6 +21,7 @@ extension Configuration {
         var configuration = Configuration()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
         reader.read(.socketGroup) { configuration.socketGroup = $0.isEmpty ? nil : try groupID($0) }
+        reader.read(.paramsTimeout) { configuration.paramsTimeout = try decimal($0, in: 0.1...600) }
         reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
         reader.read(.cacheIndex) { configuration.cache.indexPath = try absolutePath($0) }
         reader.read(.cacheHitsLog) { configuration.cache.hitsLogPath = try absolutePath($0) }

@@ -9,6 +9,8 @@ public struct Configuration: Sendable {
     public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
     /// The group nginx's workers run in: the unix socket is 0660 in it. nil: thumbd's own group.
     public var socketGroup: gid_t?
+    /// Seconds a FastCGI connection has to send its whole request head before it is closed.
+    public var paramsTimeout = 5.0
     public var cacheRoot = "/var/cache/thumbd"
     public var cache = CacheSettings()
     /// FastCGI worker threads; each request runs on one from start to end.

@@ -2,6 +2,7 @@
 public enum Setting: String, CaseIterable, Sendable {
     case listen = "LISTEN"
     case socketGroup = "SOCKET_GROUP"
+    case paramsTimeout = "PARAMS_TIMEOUT"
     case cacheRoot = "CACHE_ROOT"
     case cacheIndex = "CACHE_INDEX"
     case cacheMaxBytes = "CACHE_MAX_BYTES"
@@ -63,7 +64,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .socketGroup, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .socketGroup, .paramsTimeout, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,

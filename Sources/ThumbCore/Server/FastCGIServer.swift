@@ -2,54 +2,77 @@ import CFastCGI
 import Dispatch
 import Foundation
 import Logging
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The worker pool: N threads thumbd owns, each blocked in FCGX_Accept_r on one shared socket.
-/// A worker parses its request and answers at once what needs no job; a miss is answered later
-/// by its job, and the worker accepts the next request meanwhile, so however slow an origin is,
-/// workers stay free. Blocking work (curl, ImageMagick, disk) never runs on Swift's cooperative pool.
+/// The worker pool: N threads thumbd owns, fed by the connection gate with connections whose
+/// request head has arrived whole. A worker parses its request and answers at once what needs no
+/// job; a miss is answered later by its job, and the worker takes the next connection meanwhile,
+/// so however slow an origin is, workers stay free. Blocking work (curl, ImageMagick, disk) never
+/// runs on Swift's cooperative pool.
 public final class FastCGIServer: Sendable {
-    private let listenDescriptor: Int32
-    private let address: ListenAddress
-    private let workerCount: Int
+    public struct Settings: Sendable {
+        public var address: ListenAddress
+        public var workers: Int
+        /// The group nginx's workers run in, for the unix socket (0660); nil: thumbd's own group.
+        public var socketGroup: gid_t?
+        /// Seconds a connection has to send its whole request head.
+        public var paramsTimeout: Double
+
+        public init(address: ListenAddress, workers: Int, socketGroup: gid_t? = nil, paramsTimeout: Double = 5) {
+            self.address = address
+            self.workers = workers
+            self.socketGroup = socketGroup
+            self.paramsTimeout = paramsTimeout
+        }
+    }
+
+    private let settings: Settings
+    private let gate: ConnectionGate
+    private let ready = ConnectionQueue()
     private let handler: RequestHandler
     private let logger: Logger
     /// Requests accepted and not yet answered.
     private let outstanding = DispatchGroup()
-    private let stopping = Atomic(false)
-    private let acceptFailures = FailureStreak()
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
-    /// - Parameter socketGroup: the group nginx's workers run in, for a unix socket (0660); nil:
-    ///   thumbd's own group.
-    public init(address: ListenAddress, socketGroup: gid_t? = nil, workers: Int, handler: RequestHandler,
-                logger: Logger) throws(ThumbError) {
+    public init(_ settings: Settings, handler: RequestHandler, logger: Logger) throws(ThumbError) {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
-        Self.raiseDescriptorLimit()
-        listenDescriptor = try ListenSocket.open(address, group: socketGroup)
-        self.address = address
-        workerCount = workers
+        let descriptors = Self.raiseDescriptorLimit()
+        let listening = try ListenSocket.open(settings.address, group: settings.socketGroup)
+        gate = try ConnectionGate(listening: listening, paramsTimeout: .milliseconds(Int(settings.paramsTimeout * 1000)),
+                                  maxConnections: Self.maxConnections(descriptors: descriptors), ready: ready, logger: logger)
+        self.settings = settings
         self.handler = handler
         self.logger = logger
     }
 
     /// Each miss waiting for its job holds nginx's connection open, so thumbd may hold many more
-    /// descriptors than workers: the soft limit goes up to the hard one.
-    private static func raiseDescriptorLimit() {
+    /// descriptors than workers: the soft limit goes up to the hard one. Returns the limit.
+    private static func raiseDescriptorLimit() -> Int {
         var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
     }
 
-    /// Runs the pool until `stop` is called and every worker has finished its request.
-    public func run() {
+    /// Connections thumbd holds at most: its descriptor limit less a quarter (at least 256) for
+    /// what else needs descriptors (origin connections, cache files, the index, logs).
+    static func maxConnections(descriptors: Int) -> Int {
+        max(16, descriptors - max(256, descriptors / 4))
+    }
+
+    /// Runs the gate and the workers until `stop` is called and every request taken is answered.
+    /// Throws when accepting failed for good (the socket is gone): thumbd cannot serve.
+    public func run() throws(ThumbError) {
         let finished = DispatchGroup()
-        for index in 0..<workerCount {
+        for index in 0..<settings.workers {
             finished.enter()
             let thread = Thread { [self] in
                 serve()
@@ -59,42 +82,46 @@ public final class FastCGIServer: Sendable {
             thread.stackSize = 8 << 20  // ImageMagick's decoders recurse deeper than the default
             thread.start()
         }
-        logger.info("listening", metadata: ["address": "\(address)", "workers": "\(workerCount)"])
+        logger.info("listening", metadata: [
+            "address": "\(settings.address)", "workers": "\(settings.workers)", "max_connections": "\(gate.maxConnections)",
+        ])
+        let failure = gate.run()
+        // Connections whose head had arrived are answered; then the workers end.
+        ready.close()
         finished.wait()
         // Misses accepted before the stop are answered (by their job or their deadline) first.
         outstanding.wait()
-        if case .unix(let path) = address {
+        if case .unix(let path) = settings.address {
             unlink(path)
         }
+        if let failure { throw failure }
         logger.info("stopped")
     }
 
-    /// Wakes every worker out of accept; requests under way are finished first.
+    /// Stops accepting; requests under way are finished first.
     public func stop() {
-        stopping.store(true, ordering: .relaxed)
-        FCGX_ShutdownPending()
-        shutdown(listenDescriptor, Int32(SHUT_RDWR))
+        gate.stop()
     }
 
-    /// Accepts requests one after another. Each gets a FCGX_Request of its own, because a miss
-    /// is answered later, from the job's completion, while this thread accepts the next one.
+    /// Takes connections whose head has arrived, one after another. Each gets a FCGX_Request of
+    /// its own, because a miss is answered later, from the job's completion, while this thread
+    /// takes the next one.
     private func serve() {
-        while true {
+        while let descriptor = ready.take() {
             let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
-            FCGX_InitRequest(request, listenDescriptor, 0)
+            // No listening socket: libfcgi reads the connection it is given, never accepts one itself.
+            FCGX_InitRequest(request, -1, 0)
+            request.pointee.ipcFd = descriptor
+            // FCGX_Accept_r first finishes the request it is given, which would close the connection.
+            request.pointee.keepConnection = 1
             guard FCGX_Accept_r(request) >= 0 else {
+                // libfcgi refused the head (and closed the connection, if it got that far).
+                request.pointee.detached = 1
                 FCGX_Free(request, 1)
                 request.deallocate()
-                if stopping.load(ordering: .relaxed) { return }
-                // Out of descriptors (EMFILE) or memory: transient, since answers keep closing
-                // connections. The worker waits a moment and accepts again; it never retires.
-                if acceptFailures.begin() {
-                    logger.warning("accept failed; retrying", metadata: ["error": "\(String(cString: strerror(errno)))"])
-                }
-                usleep(100_000)
+                gate.closed()
                 continue
             }
-            if acceptFailures.end() { logger.notice("accepting again") }
             let incoming = IncomingRequest(
                 method: Self.param("REQUEST_METHOD", request) ?? "GET",
                 requestURI: Self.param("REQUEST_URI", request) ?? "",
@@ -102,7 +129,7 @@ public final class FastCGIServer: Sendable {
                 accept: Self.param("HTTP_ACCEPT", request) ?? ""
             )
             outstanding.enter()
-            let exchange = Exchange(request)
+            let exchange = Exchange(request, gate: gate)
             handler.respond(to: incoming) { [outstanding] response in
                 exchange.finish(with: response)
                 outstanding.leave()
@@ -114,15 +141,34 @@ public final class FastCGIServer: Sendable {
     /// request freed. Answered exactly once (ReplyOnce), from whichever thread has the answer.
     private final class Exchange: @unchecked Sendable {
         private let request: UnsafeMutablePointer<FCGX_Request>
+        private let gate: ConnectionGate
 
-        init(_ request: UnsafeMutablePointer<FCGX_Request>) {
+        init(_ request: UnsafeMutablePointer<FCGX_Request>, gate: ConnectionGate) {
             self.request = request
+            self.gate = gate
         }
 
         func finish(with response: OutgoingResponse) {
             FastCGIServer.write(response, to: request.pointee.out)
+            // Sends what is buffered and the end of the request.
+            FCGX_FClose(request.pointee.err)
+            FCGX_FClose(request.pointee.out)
+            // Closing with bytes unread would reset the connection: read what the client sent after
+            // its head (nginx's empty STDIN record), without waiting. libfcgi would wait up to 2 s
+            // per read for the client to close its end, holding this thread (detached skips that).
+            Self.discardWhatArrived(request.pointee.ipcFd)
+            request.pointee.detached = 1
+            // One request per connection: one that asked to keep it open would never be closed.
+            request.pointee.keepConnection = 0
             FCGX_Finish_r(request)
             request.deallocate()
+            gate.closed()
+        }
+
+        private static func discardWhatArrived(_ descriptor: Int32) {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var reads = 0
+            while reads < 16, recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 { reads += 1 }
         }
     }
 

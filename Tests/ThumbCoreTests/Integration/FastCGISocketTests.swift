@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// What reaches thumbd's socket is not always nginx, nor what nginx normalised: the socket is for
-/// nginx's group alone, and thumbd holds its own line on the paths it writes.
+/// nginx's group alone, a connection holds no worker until its request has arrived whole, and
+/// thumbd holds its own line on the paths it writes.
 @Suite(.serialized)
 struct FastCGISocketTests {
     /// A request straight to thumbd's socket with libfcgi's cgi-fcgi, its parameters as given.
@@ -61,5 +62,56 @@ struct FastCGISocketTests {
         #expect(intruder.status != 0)
         // while nginx's workers, in the group, are served
         #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png").status == 200)
+    }
+
+    @Test func connectionsThatNeverFinishTheirRequestHoldNoWorker() throws {
+        // Given thumbd with 2 workers and 1 s for a connection to send its parameters
+        let origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: ["THUMBD_WORKERS": "2", "THUMBD_PARAMS_TIMEOUT": "1"])
+        let request = FastCGIConnection.get("/insecure/w:40/plain/\(origin.url("/photo.jpg"))@png")
+
+        // When more clients than workers connect and stall: silent, half a header, parameters
+        // without their end, and one trickling its request a byte every 200 ms
+        var stalled: [FastCGIConnection] = []
+        for part in [[], Array(request.prefix(5)), Array(request.prefix(request.count - 16))] {
+            for _ in 0..<3 {
+                let connection = try FastCGIConnection(stack.sockets[0])
+                connection.send(part)
+                stalled.append(connection)
+            }
+        }
+        let trickling = try FastCGIConnection(stack.sockets[0])
+        let trickler = Thread {
+            for byte in request {
+                trickling.send([byte])
+                usleep(200_000)
+            }
+        }
+        trickler.start()
+
+        // Then nginx's requests are answered meanwhile
+        for width in [32, 33, 34] {
+            let response = try HTTPClient.get(port: stack.port, path: "/insecure/w:\(width)/plain/\(origin.url("/photo.jpg"))@png",
+                                              timeout: 15)
+            #expect(response.status == 200)
+        }
+        // and thumbd closes every stalled connection once its second is up (10 s allowed), answering none
+        for connection in stalled + [trickling] {
+            #expect(connection.readUntilClosed(timeout: 10) == [])
+        }
+    }
+
+    @Test func aConnectionAskedToBeKeptIsClosedAfterItsAnswer() throws {
+        // Given thumbd, which answers one request per connection
+        let stack = try TestStack()
+
+        // When a client asks it to keep the connection open (FCGI_KEEP_CONN)
+        let connection = try FastCGIConnection(stack.sockets[0])
+        connection.send(FastCGIConnection.get("/health", flags: 1))
+
+        // Then the answer comes, and the connection is closed after it instead of held for ever
+        let answer = try #require(connection.readUntilClosed(timeout: 10))
+        #expect(String(decoding: answer, as: UTF8.self).contains("Status: 200"))
     }
 }

@@ -13,6 +13,8 @@ final class TestStack: @unchecked Sendable {
     let sockets: [String]
     private var thumbds: [Process?]
     private let thumbdEnvironment: [String: String]
+    /// A command thumbd is started through (`prlimit --nofile=N`), if any.
+    private let launcher: [String]
     private let nginx: Process
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
@@ -33,7 +35,9 @@ final class TestStack: @unchecked Sendable {
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
     ///   no key: `insecure` URLs).
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
-    init(environment: [String: String] = [:], instances: Int = 1) throws {
+    /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
+    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = []) throws {
+        self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
@@ -138,6 +142,16 @@ final class TestStack: @unchecked Sendable {
 
     var thumbdIsRunning: Bool { thumbds.contains { $0?.isRunning ?? false } }
 
+    /// The first thumbd's process id (the launcher's, which execs thumbd).
+    var thumbdPID: pid_t? { thumbds[0]?.processIdentifier }
+
+    /// The first thumbd's exit status once it has ended by itself within `timeout` seconds; nil if
+    /// it still runs.
+    func thumbdExitStatus(within timeout: Double) -> Int32? {
+        guard let thumbd = thumbds[0], eventually(timeout: timeout, { !thumbd.isRunning }) else { return nil }
+        return thumbd.terminationStatus
+    }
+
     /// A running thumbd's resident memory in KiB (VmRSS), nil when it is not running.
     func thumbdResidentKiB(_ instance: Int = 0) -> Int? {
         guard let thumbd = thumbds[instance], thumbd.isRunning,
@@ -196,7 +210,8 @@ final class TestStack: @unchecked Sendable {
         let socket = sockets[instance]
         unlink(socket)  // a killed thumbd leaves its socket file behind
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.thumbdBinary)
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Self.thumbdBinary)
+        process.arguments = launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.thumbdBinary]
         process.environment = thumbdEnvironment.merging(["PATH": "/usr/bin:/bin", "THUMBD_LISTEN": "unix:\(socket)"]) { $1 }
         if !FileManager.default.fileExists(atPath: logPath(instance)) {
             FileManager.default.createFile(atPath: logPath(instance), contents: nil)

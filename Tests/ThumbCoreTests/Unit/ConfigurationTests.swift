@@ -96,6 +96,12 @@ struct ConfigurationTests {
         #expect(Self.problems([.socketGroup: "no-such-group-here"]).count == 1)
     }
 
+    @Test func paramsTimeoutIsRead() throws {
+        #expect(try Self.load([:]).paramsTimeout == 5)
+        #expect(try Self.load([.paramsTimeout: "0.5"]).paramsTimeout == 0.5)
+        #expect(Self.problems([.paramsTimeout: "0"]).count == 1)
+    }
+
     @Test(arguments: [
         ("unix:/run/t.sock", ListenAddress.unix(path: "/run/t.sock")),
         ("/run/t.sock", .unix(path: "/run/t.sock")),

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// thumbd stays up when descriptors run short, and exits non-zero (for systemd to restart it)
+/// when it can no longer serve.
+@Suite(.serialized)
+struct ProcessRobustnessTests {
+    @Test func moreWaitingRequestsThanDescriptorsNeverTakeThumbdDown() throws {
+        // Given thumbd allowed 400 descriptors, and an origin that holds its answer
+        let origin = try TestOrigin()
+        origin.serve("/slow.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.pause("/slow.jpg")
+        let stack = try TestStack(environment: ["THUMBD_TIMEOUT": "60"], launcher: ["/usr/bin/prlimit", "--nofile=400"])
+        let path = "/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png"
+
+        // When 600 clients ask for the thumbnail straight on the socket and wait for it
+        let clients = try (0..<600).map { _ in try FastCGIConnection(stack.sockets[0]) }
+        for client in clients { client.send(FastCGIConnection.get(path)) }
+        #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
+        sleep(3)  // libdispatch's pool monitor opens /proc/<tid>/stat every second
+
+        // Then thumbd is still there, holds what it may, and once the origin answers every
+        // client gets the thumbnail, fetched once
+        #expect(stack.thumbdIsRunning)
+        #expect(stack.eventually { stack.thumbdLog.contains("connection limit reached") })
+        origin.release("/slow.jpg")
+        let answers = clients.map { $0.readUntilClosed(timeout: 60).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(answers.filter { $0?.contains("Status: 200") == true }.count == 600)
+        #expect(origin.requestCount("/slow.jpg") == 1)
+        #expect(stack.thumbdIsRunning)
+    }
+
+    @Test func losingTheListeningSocketEndsThumbdWithAFailure() throws {
+        // Given thumbd serving
+        let stack = try TestStack()
+        #expect(try stack.get("/health").status == 200)
+        let pid = try #require(stack.thumbdPID)
+
+        // When its listening socket is shut down under it (through a duplicate taken with pidfd_getfd)
+        let shutDown = try ProcessRunner.run("/usr/bin/python3", ["-c", Self.shutDownListeningSocket, "\(pid)"])
+        #expect(shutDown.status == 0, "\(shutDown.errors)")
+
+        // Then thumbd says it cannot serve and exits non-zero, which systemd restarts
+        #expect(stack.thumbdExitStatus(within: 10) == 1)
+        #expect(stack.thumbdLog.contains("cannot serve"))
+    }
+
+    /// Finds the process's listening unix socket and shuts it down through a duplicate.
+    static let shutDownListeningSocket = """
+        import ctypes, os, socket, sys
+        pid = int(sys.argv[1])
+        rows = [line.split() for line in open('/proc/net/unix').read().splitlines()[1:]]
+        listening = {row[6] for row in rows if int(row[3], 16) & 0x10000}
+        for name in os.listdir(f'/proc/{pid}/fd'):
+            target = os.readlink(f'/proc/{pid}/fd/{name}')
+            if target.startswith('socket:[') and target[8:-1] in listening:
+                break
+        else:
+            sys.exit('no listening socket')
+        libc = ctypes.CDLL(None, use_errno=True)
+        duplicate = libc.syscall(438, os.pidfd_open(pid), int(name), 0)  # pidfd_getfd
+        if duplicate < 0:
+            sys.exit(os.strerror(ctypes.get_errno()))
+        socket.socket(fileno=duplicate).shutdown(socket.SHUT_RDWR)
+        """
+}
