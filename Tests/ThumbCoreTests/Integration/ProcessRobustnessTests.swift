@@ -33,6 +33,26 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdIsRunning)
     }
 
+    @Test func acceptingOutOfDescriptorsPausesAndResumes() throws {
+        // Given thumbd whose descriptor limit is lowered under it to a few more than it holds
+        let stack = try TestStack()
+        let pid = try #require(stack.thumbdPID)
+        let held = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+        #expect(try ProcessRunner.run("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile=\(held + 8):20000"]).status == 0)
+
+        // When more clients connect at once than it has descriptors left (each asks for a path
+        // answered at once, 400, by the worker itself)
+        let clients = try (0..<100).map { _ in try FastCGIConnection(stack.sockets[0]) }
+        for client in clients { client.send(FastCGIConnection.get("/not-a-thumbnail")) }
+
+        // Then accepting pauses and resumes until every client is answered
+        let answers = clients.map { $0.readUntilClosed(timeout: 30).map { String(decoding: $0, as: UTF8.self) } }
+        #expect(answers.filter { $0?.contains("Status: 400") == true }.count == 100)
+        #expect(stack.thumbdLog.contains("accept failed; retrying"))
+        #expect(stack.thumbdLog.contains("accepting again"))
+        #expect(stack.thumbdIsRunning)
+    }
+
     @Test func losingTheListeningSocketEndsThumbdWithAFailure() throws {
         // Given thumbd serving
         let stack = try TestStack()
