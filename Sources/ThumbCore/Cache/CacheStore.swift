@@ -24,8 +24,7 @@ public struct CacheStore: Sendable {
     /// Writes through a temp file in the target directory, made readable by nginx's workers,
     /// then counted in the index and renamed into place.
     public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
-        let target = absolute(path)
-        try FileSystem.createDirectories(forFile: target)
+        let target = try directoryBelowRoot(for: path)
         let temp = try FileSystem.makeTempFile(besides: target)
         var open = true
         do {
@@ -48,10 +47,27 @@ public struct CacheStore: Sendable {
     /// a hard link, which appears whole or not at all, counted with the key's other files.
     public func alias(_ path: CachePath, to existing: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
         guard path != existing else { return }
-        let target = absolute(path)
-        try FileSystem.createDirectories(forFile: target)
+        let target = try directoryBelowRoot(for: path)
         try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: 0, isLink: true)) {
             () throws(ThumbError) in try FileSystem.link(absolute(existing), to: target)
         }
+    }
+
+    /// Makes the directories of `path` and returns where its file goes, once sure that this is
+    /// below the cache root: no dot segment, and the directory's real path (every symlink
+    /// resolved) inside the root's. The paths come from FastCGI parameters, which thumbd checks
+    /// but does not only get from nginx: whatever they say, nothing is written anywhere else.
+    private func directoryBelowRoot(for path: CachePath) throws(ThumbError) -> String {
+        let target = absolute(path)
+        guard !path.relative.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
+            throw .badRequest("path leads out of the cache")
+        }
+        try FileSystem.createDirectories(forFile: target)
+        let directory = String(target[..<(target.lastIndex(of: "/") ?? target.startIndex)])
+        guard let real = FileSystem.realPath(directory), let realRoot = FileSystem.realPath(root),
+              real == realRoot || real.hasPrefix(realRoot.hasSuffix("/") ? realRoot : realRoot + "/") else {
+            throw .badRequest("path leads out of the cache")
+        }
+        return target
     }
 }

@@ -51,6 +51,13 @@ enum FileSystem {
         return Array(bytes[..<offset])
     }
 
+    /// The path with every symlink and dot segment resolved; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     static func createDirectories(forFile path: String) throws(ThumbError) {
         var directory = ""
         for component in path.split(separator: "/").dropLast() {

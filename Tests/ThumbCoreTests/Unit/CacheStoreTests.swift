@@ -31,4 +31,44 @@ struct CacheStoreTests {
         #expect(mode == 0o644)
         #expect(store.existing(documentURI: "/insecure/w:10/plain/http://h/a.png") == path)
     }
+
+    @Test func nothingIsWrittenOutsideTheCacheRootWhateverThePathSays() throws {
+        // Given a cache, a directory beside it, and a symlink inside it that leads there
+        let base = try TestDirectory()
+        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
+        try FileManager.default.createDirectory(atPath: base.path + "/cache/insecure", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: base.path + "/outside", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: base.path + "/cache/insecure/link", withDestinationPath: base.path + "/outside")
+
+        // When thumbnails are published and linked at paths that climb out or lead out
+        for uri in ["/insecure/../../outside/a.png", "/insecure/./../../outside/b.png", "/insecure/link/c.png"] {
+            let path = CachePath(documentURI: uri, format: .png)
+            #expect(throws: ThumbError.badRequest("path leads out of the cache"), "\(uri)") {
+                try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png")
+            }
+            #expect(throws: ThumbError.badRequest("path leads out of the cache"), "\(uri)") {
+                try store.alias(path, to: CachePath(documentURI: "/insecure/w:10/a.png", format: .png), key: Self.key,
+                                sourceURL: "http://h/a.png")
+            }
+        }
+
+        // Then nothing appeared outside, and nothing was counted
+        #expect(try FileManager.default.contentsOfDirectory(atPath: base.path + "/outside").isEmpty)
+        #expect(store.index.usage.entries == 0)
+    }
+
+    @Test func aCacheRootReachedThroughASymlinkStillTakesThumbnails() throws {
+        // Given a cache root named by a symlink to the real directory
+        let base = try TestDirectory()
+        try FileManager.default.createDirectory(atPath: base.path + "/real", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: base.path + "/cache", withDestinationPath: base.path + "/real")
+        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
+
+        // When a thumbnail is published
+        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
+        try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png")
+
+        // Then it is in the real directory
+        #expect(try FileSystem.read(base.path + "/real" + path.relative) == [1, 2, 3])
+    }
 }
