@@ -23,7 +23,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Decode JPEGs at full size even when libjpeg could scale while decoding.")
     var noShrinkOnLoad = false
 
-    @Argument(help: "The source image: JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP.")
+    @Argument(help: "The source image: JPEG, PNG, GIF, WebP, AVIF or BMP; HEIC and TIFF with --source-formats.")
     var input: String
 
     @Argument(help: "Where to write the thumbnail; its extension names the format unless f: is given.")

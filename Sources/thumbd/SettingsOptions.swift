@@ -131,6 +131,9 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Frames an animation may have to stay animated; 1 renders the first frame only. [THUMBD_MAX_ANIMATION_FRAMES, default 1]")
     var maxAnimationFrames: String?
 
+    @Option(help: "Source formats to decode, comma-separated; add heic, tiff to read those. [THUMBD_SOURCE_FORMATS, default jpeg,png,gif,webp,avif,bmp]")
+    var sourceFormats: String?
+
     @Option(help: "Seconds a render may take; past it, 422 and the key is free for a later try. [THUMBD_MAX_RENDER_SECONDS, default 10]")
     var maxRenderSeconds: String?
 
@@ -203,7 +206,7 @@ struct SettingsOptions: ParsableArguments {
             .sourceMemoryCacheSize: sourceMemoryCacheSize,
             .sourceMemoryCacheSeconds: sourceMemoryCacheSeconds, .notFoundCacheTTL: notFoundCacheTtl,
             .errorCacheTTL: errorCacheTtl, .sourceHeaders: sourceHeaders,
-            .maxAnimationFrames: maxAnimationFrames, .maxRenderSeconds: maxRenderSeconds, .autoWebp: autoWebp, .autoAvif: autoAvif,
+            .maxAnimationFrames: maxAnimationFrames, .sourceFormats: sourceFormats, .maxRenderSeconds: maxRenderSeconds, .autoWebp: autoWebp, .autoAvif: autoAvif,
             .magickPolicyDir: magickPolicyDir, .watermarkPath: watermarkPath,
             .fallbackImagePath: fallbackImagePath, .fallbackImageData: fallbackImageData, .fallbackImageURL: fallbackImageUrl,
             .fallbackImageHTTPCode: fallbackImageHttpCode, .fallbackImageTTL: fallbackImageTtl,

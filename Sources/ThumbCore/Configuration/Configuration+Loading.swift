@@ -45,6 +45,7 @@ extension Configuration {
         reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
         reader.read(.maxRenderSeconds) { configuration.render.maxRenderSeconds = try decimal($0, in: 0.1...3_600) }
         reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
+        reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
         reader.read(.maxSrcResolution) {
             let megapixels = try decimal($0, in: 0.01...1_000)
             configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
@@ -130,6 +131,17 @@ extension Configuration {
         }
         return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
                             defaultQualities: qualities)
+    }
+
+    /// `jpeg,png,heic`: the formats to decode, every unknown name reported.
+    private static func sourceFormats(_ text: String) throws -> Set<SourceFormat> {
+        let names = list(text).map { $0.lowercased() }
+        let unknown = names.filter { SourceFormat(rawValue: $0) == nil }
+        guard unknown.isEmpty, !names.isEmpty else {
+            let all = SourceFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw InvalidValue(expected: "expected formats from \(all), comma-separated")
+        }
+        return Set(names.compactMap(SourceFormat.init(rawValue:)))
     }
 
     /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.

@@ -39,6 +39,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case errorCacheTTL = "ERROR_CACHE_TTL"
     case sourceHeaders = "SOURCE_HEADERS"
     case maxAnimationFrames = "MAX_ANIMATION_FRAMES"
+    case sourceFormats = "SOURCE_FORMATS"
     case maxRenderSeconds = "MAX_RENDER_SECONDS"
     case autoWebp = "AUTO_WEBP"
     case autoAvif = "AUTO_AVIF"
@@ -64,7 +65,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .socketGroup, .paramsTimeout, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .socketGroup, .paramsTimeout, .sourceFormats, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,

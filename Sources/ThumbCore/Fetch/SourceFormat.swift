@@ -3,6 +3,9 @@
 public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
     case jpeg, png, gif, webp, avif, heic, tiff, bmp
 
+    /// Every format but HEIC and TIFF, whose decoders thumbd runs only when told to.
+    public static let enabledByDefault: Set<SourceFormat> = [.jpeg, .png, .gif, .webp, .avif, .bmp]
+
     /// The format written when the URL names none: the same where thumbd writes it, else JPEG
     /// (transparency, if any, flattened onto the background).
     public var defaultOutput: ImageFormat {

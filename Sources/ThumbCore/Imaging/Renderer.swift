@@ -17,6 +17,10 @@ public struct Renderer: Sendable {
         public var watermark: [UInt8]?
         /// Seconds a render may take (decode to encode); past it, 422 and the key is free again.
         public var maxRenderSeconds = 10.0
+        /// The formats thumbd decodes (SOURCE_FORMATS). HEIC (libheif with libde265) and TIFF
+        /// (libtiff) are off unless named: rare as web sources, their decoders have a long record
+        /// of memory-safety bugs, and a decoder that crashes takes every request in flight with it.
+        public var sourceFormats = SourceFormat.enabledByDefault
 
         public init() {}
     }
@@ -56,6 +60,9 @@ public struct Renderer: Sendable {
     }
 
     public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
+        guard configuration.sourceFormats.contains(sourceFormat) else {
+            throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources are not enabled (SOURCE_FORMATS)")
+        }
         let deadline = RenderDeadline(seconds: configuration.maxRenderSeconds)
         do throws(ThumbError) {
             return try render(source, sourceFormat: sourceFormat, options: options, deadline: deadline)

@@ -26,12 +26,33 @@ struct SourceFormatTests {
 
         var options = ProcessingOptions()
         options.width = 40
-        let rendered = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: options)
+        var configuration = Renderer.Configuration()
+        configuration.sourceFormats = Set(SourceFormat.allCases)
+        let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: options)
 
         #expect(rendered.format == .jpeg)
         let image = try ImageProbe(rendered.bytes)
         #expect((image.format, image.width, image.height) == ("JPEG", 40, 30))
         #expect(RenderGoldenTests.looks(image, at: (20, 1), like: "red", tolerance: 40))
+    }
+
+    @Test(arguments: [("HEIC", SourceFormat.heic), ("TIFF", .tiff)])
+    func riskyDecodersRunOnlyWhenNamed(coder: String, format: SourceFormat) throws {
+        // Given a real HEIC or TIFF file
+        let source = Self.drawn(coder)
+        #expect(ContentSniffer.format(of: source) == format)
+        var options = ProcessingOptions()
+        options.width = 40
+
+        // Then by default it is refused before any decoder sees it
+        #expect(throws: ThumbError.unprocessable("\(coder) sources are not enabled (SOURCE_FORMATS)")) {
+            try Renderer(configuration: .init()).render(source, sourceFormat: format, options: options)
+        }
+        // and rendered once the operator names its format
+        var configuration = Renderer.Configuration()
+        configuration.sourceFormats.insert(format)
+        let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: options)
+        #expect((rendered.format, rendered.width, rendered.height) == (.jpeg, 40, 30))
     }
 
     @Test func heicIsRecognisedByItsBrand() {

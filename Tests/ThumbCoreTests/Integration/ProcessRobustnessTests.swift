@@ -4,8 +4,8 @@ import Testing
 import Glibc
 #endif
 
-/// thumbd stays up when descriptors run short, and exits non-zero (for systemd to restart it)
-/// when it can no longer serve.
+/// thumbd stays up when descriptors run short, runs the riskier decoders only when told to, and
+/// exits non-zero (for systemd to restart it) when it can no longer serve.
 @Suite(.serialized)
 struct ProcessRobustnessTests {
     @Test func moreWaitingRequestsThanDescriptorsNeverTakeThumbdDown() throws {
@@ -51,6 +51,30 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdLog.contains("accept failed; retrying"))
         #expect(stack.thumbdLog.contains("accepting again"))
         #expect(stack.thumbdIsRunning)
+    }
+
+    @Test func heicAndTiffSourcesAreDecodedOnlyWhenNamed() throws {
+        // Given an origin with a real HEIC and a real TIFF photo
+        let origin = try TestOrigin()
+        origin.serve("/photo.heic", .image(SourceFormatTests.drawn("HEIC"), contentType: "image/heic"))
+        origin.serve("/photo.tiff", .image(SourceFormatTests.drawn("TIFF"), contentType: "image/tiff"))
+
+        // Then thumbd as shipped refuses them, with nothing cached
+        let shipped = try TestStack()
+        for (path, name) in [("/photo.heic", "HEIC"), ("/photo.tiff", "TIFF")] {
+            let response = try shipped.get("/insecure/w:40/plain/\(origin.url(path))@png")
+            #expect(response.status == 422)
+            #expect(response.text == "cannot process source: \(name) sources are not enabled (SOURCE_FORMATS)\n")
+        }
+        #expect(shipped.cacheFiles().isEmpty)
+        // and one told to read them renders them
+        let enabled = try TestStack(environment: ["THUMBD_SOURCE_FORMATS": "jpeg,png,gif,webp,avif,bmp,heic,tiff"])
+        for path in ["/photo.heic", "/photo.tiff"] {
+            let response = try enabled.get("/insecure/w:40/plain/\(origin.url(path))@png")
+            #expect(response.status == 200)
+            let image = try ImageProbe(response.body)
+            #expect((image.format, image.width, image.height) == ("PNG", 40, 30))
+        }
     }
 
     @Test func losingTheListeningSocketEndsThumbdWithAFailure() throws {

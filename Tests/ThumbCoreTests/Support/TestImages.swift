@@ -30,7 +30,7 @@ enum TestImages {
         let policy = """
             <policymap>
               <policy domain="coder" rights="read" pattern="{XC,CANVAS,GRADIENT,RADIAL-GRADIENT,PATTERN}"/>
-              <policy domain="coder" rights="read|write" pattern="{TIFF,BMP}"/>
+              <policy domain="coder" rights="read|write" pattern="{TIFF,BMP,HEIC}"/>
             </policymap>
 
             """

@@ -96,6 +96,13 @@ struct ConfigurationTests {
         #expect(Self.problems([.socketGroup: "no-such-group-here"]).count == 1)
     }
 
+    @Test func sourceFormatsAreNamedFormats() throws {
+        #expect(try Self.load([:]).render.sourceFormats == [.jpeg, .png, .gif, .webp, .avif, .bmp])
+        #expect(try Self.load([.sourceFormats: "JPEG, png,heic"]).render.sourceFormats == [.jpeg, .png, .heic])
+        #expect(Self.problems([.sourceFormats: "jpeg,svg"]).count == 1)
+        #expect(Self.problems([.sourceFormats: ","]).count == 1)
+    }
+
     @Test func paramsTimeoutIsRead() throws {
         #expect(try Self.load([:]).paramsTimeout == 5)
         #expect(try Self.load([.paramsTimeout: "0.5"]).paramsTimeout == 0.5)
