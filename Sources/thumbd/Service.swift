@@ -22,6 +22,9 @@ struct Service {
             return handler
         }
         let logger = Logger(label: "thumbd")
+        if configuration.signing.acceptsAnySignature {
+            logger.warning("insecure mode (INSECURE): URL signatures are not checked, anyone may ask for any thumbnail")
+        }
         try FileManager.default.createDirectory(atPath: configuration.cacheRoot, withIntermediateDirectories: true)
 
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())

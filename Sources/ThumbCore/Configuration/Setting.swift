@@ -12,6 +12,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case key = "KEY"
     case salt = "SALT"
     case signatureSize = "SIGNATURE_SIZE"
+    case insecure = "INSECURE"
     case baseURL = "BASE_URL"
     case maxSrcFileSize = "MAX_SRC_FILE_SIZE"
     case maxSrcResolution = "MAX_SRC_RESOLUTION"
@@ -62,7 +63,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .cacheRoot, .insecure, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,

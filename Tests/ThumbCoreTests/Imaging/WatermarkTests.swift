@@ -9,7 +9,7 @@ struct WatermarkTests {
     static func render(_ option: String) throws -> ImageProbe {
         var configuration = Renderer.Configuration()
         configuration.watermark = mark
-        let request = try RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
             .parse(rawPath: "/insecure/\(option)/plain/http://h/a@png")
         return try ImageProbe(try Renderer(configuration: configuration)
             .render(source, sourceFormat: .png, options: request.options).bytes)
