@@ -80,9 +80,6 @@ struct Service {
         let server = try FastCGIServer(
             address: configuration.listen, workers: configuration.workers, handler: handler, logger: logger
         )
-        if configuration.signing.pairs.isEmpty {
-            logger.warning("no signing key configured: any URL is accepted")
-        }
         // After FCGX_Init, which installs its own SIGTERM handler that does not stop the process.
         let stopSignals = [SIGTERM, SIGINT].map { number in
             Signals.handle(number) {
