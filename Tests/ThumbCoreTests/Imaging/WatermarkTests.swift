@@ -37,6 +37,27 @@ struct WatermarkTests {
         #expect(RenderGoldenTests.looks(tiled, at: (45, 5), like: "white", tolerance: 10))  // the spacing
     }
 
+    @Test func aTinyTiledMarkIsTiledAtEightPixelsAtLeast() throws {
+        // Given a scale that would make the 40 x 20 mark a speck, tiled with 8 px between tiles
+        let tiled = try Self.render("wm:1:re:8:8:0.0001")
+
+        // Then its tiles are 16 x 8 every 24 x 16 pixels, as far as the bottom-right corner
+        for (x, y) in [(4, 4), (28, 20), (388, 196)] {
+            #expect(RenderGoldenTests.looks(tiled, at: (x, y), like: "blue", tolerance: 10), "(\(x), \(y))")
+        }
+        for (x, y) in [(20, 4), (4, 12), (380, 4)] {
+            #expect(RenderGoldenTests.looks(tiled, at: (x, y), like: "white", tolerance: 10), "(\(x), \(y))")
+        }
+    }
+
+    @Test func aMarkIsScaledToTheResultsWidthAtMost() throws {
+        let huge = try Self.render("wm:1:nowe:0:0:16384")
+        // 400 x 200 at most: the whole mark covers the whole picture
+        for (x, y) in [(5, 5), (395, 195)] {
+            #expect(RenderGoldenTests.looks(huge, at: (x, y), like: "blue", tolerance: 10), "(\(x), \(y))")
+        }
+    }
+
     @Test func scaleIsAShareOfTheResultWidth() throws {
         let scaled = try Self.render("wm:1:nowe:0:0:0.5")
         #expect(RenderGoldenTests.looks(scaled, at: (190, 90), like: "blue", tolerance: 10))
