@@ -181,6 +181,7 @@ final class MagickImage {
     /// one copy a row and tile, where drawing each tile would be one composite a tile.
     func tiled(width: Int, height: Int) throws(ThumbError) -> MagickImage {
         let canvas = MagickImage()
+        canvas.watch(deadline)
         try withColor("none") { (transparent) throws(ThumbError) in
             try canvas.check(MagickNewImage(canvas.wand, width, height, transparent), or: { .internalFailure("canvas: \($0)") })
         }

@@ -25,19 +25,17 @@ public struct SignatureVerifier: Sendable {
     public static let minimumSize = 8
 
     public init(pairs: [KeyPair], size: Int = 32) {
-        self.pairs = pairs
-        self.size = size
-        acceptsAnySignature = false
+        self.init(pairs: pairs, size: size, acceptsAnySignature: false)
     }
 
-    private init(acceptingAnySignature: Void) {
-        pairs = []
-        size = 32
-        acceptsAnySignature = true
+    private init(pairs: [KeyPair], size: Int, acceptsAnySignature: Bool) {
+        self.pairs = pairs
+        self.size = size
+        self.acceptsAnySignature = acceptsAnySignature
     }
 
     /// Insecure mode: URLs are not signed, any signature segment passes.
-    public static let insecure = SignatureVerifier(acceptingAnySignature: ())
+    public static let insecure = SignatureVerifier(pairs: [], size: 32, acceptsAnySignature: true)
 
     /// Whether URLs can verify at all: a key is set, or insecure mode was asked for.
     public var isConfigured: Bool { acceptsAnySignature || !pairs.isEmpty }
