@@ -35,9 +35,12 @@ class Stack:
             for key, value in fill.items():
                 text = text.replace(key, value)
             open(f"{self.dir}/{name}", "w").write(text)
+        environment = environment or {}
+        # Without a key the scripts ask for /insecure/ URLs, which thumbd serves only when told so.
+        signing = {} if "THUMBD_KEY" in environment else {"THUMBD_INSECURE": "true"}
         self.environment = dict(os.environ, THUMBD_LISTEN=f"unix:{self.socket}", THUMBD_CACHE_ROOT=self.cache,
                                 THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES="true", THUMBD_MAGICK_POLICY_DIR=f"{ROOT}/deploy",
-                                THUMBD_LOG_LEVEL="warn", THUMBD_SOCKET_GROUP=NGINX_WORKER_GROUP, **(environment or {}))
+                                THUMBD_LOG_LEVEL="warn", THUMBD_SOCKET_GROUP=NGINX_WORKER_GROUP, **{**signing, **environment})
         self.log = open(f"{self.dir}/thumbd.log", "a")
         self.start_thumbd()
         self.nginx = subprocess.Popen(["nginx", "-p", self.dir, "-c", f"{self.dir}/nginx.conf", "-g", "daemon off;"],

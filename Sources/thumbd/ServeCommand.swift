@@ -10,6 +10,6 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var settings: SettingsOptions
 
     func run() throws {
-        try Service(configuration: settings.configuration()).run()
+        try Service(configuration: settings.configuration(signingURLs: true)).run()
     }
 }

@@ -22,6 +22,9 @@ struct Service {
             return handler
         }
         let logger = Logger(label: "thumbd")
+        if configuration.signing.acceptsAnySignature {
+            logger.warning("insecure mode (INSECURE): URL signatures are not checked, anyone may ask for any thumbnail")
+        }
         try FileManager.default.createDirectory(atPath: configuration.cacheRoot, withIntermediateDirectories: true)
 
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
@@ -79,9 +82,6 @@ struct Service {
                                    socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout),
             handler: handler, logger: logger
         )
-        if configuration.signing.pairs.isEmpty {
-            logger.warning("no signing key configured: any URL is accepted")
-        }
         // After FCGX_Init, which installs its own SIGTERM handler that does not stop the process.
         let stopSignals = [SIGTERM, SIGINT].map { number in
             Signals.handle(number) {

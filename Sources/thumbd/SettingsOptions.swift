@@ -37,14 +37,17 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "debug, info, warn or error. [THUMBD_LOG_LEVEL, default info]")
     var logLevel: String?
 
-    @Option(help: "Signing key(s), hex, comma-separated. No key: URLs are not checked. [THUMBD_KEY]")
+    @Option(help: "Signing key(s), hex, comma-separated. Serving needs a key, or --insecure. [THUMBD_KEY]")
     var key: String?
 
     @Option(help: "Signing salt(s), hex, one per key. [THUMBD_SALT]")
     var salt: String?
 
-    @Option(help: "Bytes of the signature to compare, 1 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
+    @Option(help: "Bytes of the signature to compare, 8 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
     var signatureSize: String?
+
+    @Flag(help: "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail. [THUMBD_INSECURE]")
+    var insecure = false
 
     @Option(help: "Prefix for sources without a scheme. [THUMBD_BASE_URL]")
     var baseURL: String?
@@ -171,7 +174,8 @@ struct SettingsOptions: ParsableArguments {
     var formatQuality: String?
 
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
-    func configuration() throws -> Configuration {
+    /// What serves or signs URLs needs a key or insecure mode too.
+    func configuration(signingURLs: Bool = false) throws -> Configuration {
         let environment = ProcessInfo.processInfo.environment
         let flags = flagValues()
         let loaded = Configuration.load { setting in
@@ -183,7 +187,9 @@ struct SettingsOptions: ParsableArguments {
         }
         switch loaded {
         case .success(let configuration):
-            return configuration
+            guard signingURLs, let problem = configuration.signingProblem else { return configuration }
+            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problem)\n".utf8))
+            throw ExitCode(2)
         case .failure(let problems):
             FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problems)\n".utf8))
             throw ExitCode(2)
@@ -215,6 +221,7 @@ struct SettingsOptions: ParsableArguments {
         if allowLoopbackSourceAddresses { values[.allowLoopbackSourceAddresses] = "true" }
         if allowPrivateSourceAddresses { values[.allowPrivateSourceAddresses] = "true" }
         if allowLinkLocalSourceAddresses { values[.allowLinkLocalSourceAddresses] = "true" }
+        if insecure { values[.insecure] = "true" }
         if onlyPresets { values[.onlyPresets] = "true" }
         if allowSecurityOptions { values[.allowSecurityOptions] = "true" }
         return values.compactMapValues { $0 }

@@ -19,7 +19,7 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signing = try settings.configuration().signing
+        let signing = try settings.configuration(signingURLs: true).signing
         for path in paths {
             print(signing.signedPath(path))
         }

@@ -61,7 +61,7 @@ struct WarmCommand: ParsableCommand {
     @Option(help: "Signing salt(s), hex, one per key. [THUMBD_SALT]")
     var salt: String?
 
-    @Option(help: "Bytes of the signature, 1 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
+    @Option(help: "Bytes of the signature, 8 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
     var signatureSize: String?
 
     func validate() throws {

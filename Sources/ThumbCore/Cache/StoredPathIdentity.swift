@@ -7,7 +7,7 @@ public struct StoredPathIdentity: Sendable {
 
     /// `parser` is the server's; a second one that takes any signature is tried after it.
     public init(parser: RequestPathParser) {
-        parsers = [parser, RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: parser.baseURL,
+        parsers = [parser, RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: parser.baseURL,
                                              options: parser.options)]
     }
 

@@ -82,26 +82,44 @@ extension Configuration {
 
         configuration.options = readOptions(&reader)
 
-        var keys: [[UInt8]] = []
-        var salts: [[UInt8]] = []
-        var size = 32
-        let problemsBefore = reader.problems.count
-        reader.read(.key) { keys = try hexList($0) }
-        reader.read(.salt) { salts = try hexList($0) }
-        reader.read(.signatureSize) { size = try integer($0, in: 1...32) }
-        // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
-        if reader.problems.count == problemsBefore {
-            if keys.count != salts.count {
-                reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
-            } else {
-                configuration.signing = SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
-            }
-        }
+        if let signing = readSigning(&reader) { configuration.signing = signing }
         let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
         if fallbackSources.count > 1 {
             reader.problems.append("\(fallbackSources.map(\.rawValue).joined(separator: ", ")): give one fallback image only")
         }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
+    }
+
+    /// Keys and salts, or insecure mode by name; nil when there is a problem with them. Neither
+    /// is not a problem here (`signingProblem` is, for what serves or signs URLs): an empty KEY
+    /// leaves every URL refused, never every URL accepted.
+    private static func readSigning(_ reader: inout Reader) -> SignatureVerifier? {
+        var keys: [[UInt8]] = []
+        var salts: [[UInt8]] = []
+        var size = 32
+        var insecure = false
+        let problemsBefore = reader.problems.count
+        reader.read(.key) { keys = try hexList($0) }
+        reader.read(.salt) { salts = try hexList($0) }
+        reader.read(.signatureSize) {
+            size = try integer($0, in: SignatureVerifier.minimumSize...32,
+                               why: "a shorter signature can be found by trying")
+        }
+        reader.read(.insecure) { insecure = try bool($0) }
+        // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
+        guard reader.problems.count == problemsBefore else { return nil }
+        if insecure {
+            guard keys.isEmpty && salts.isEmpty else {
+                reader.problems.append("INSECURE is on but KEY or SALT is set: give a key to sign URLs, or insecure mode, not both")
+                return nil
+            }
+            return .insecure
+        }
+        guard keys.count == salts.count else {
+            reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
+            return nil
+        }
+        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
     }
 
     /// Presets are checked against the security setting, so that one is read first; every
@@ -182,9 +200,10 @@ extension Configuration {
         return value
     }
 
-    private static func integer(_ text: String, in range: ClosedRange<Int>) throws -> Int {
+    private static func integer(_ text: String, in range: ClosedRange<Int>, why: String? = nil) throws -> Int {
         guard let value = Int(text), range.contains(value) else {
-            throw InvalidValue(expected: "expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+            let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
+            throw InvalidValue(expected: why.map { "\(expected): \($0)" } ?? expected)
         }
         return value
     }

@@ -16,6 +16,7 @@ public struct Configuration: Sendable {
     /// FastCGI worker threads; each request runs on one from start to end.
     public var workers = 2 * System.coreCount
     public var logLevel = Logger.Level.info
+    /// No key and not insecure: no URL verifies (serving refuses to start so, see `signingProblem`).
     public var signing = SignatureVerifier(pairs: [])
     /// Prepended to sources without a scheme.
     public var baseURL: String?
@@ -39,6 +40,12 @@ public struct Configuration: Sendable {
     public var options = OptionParser()
 
     public init() {}
+
+    /// Why URLs cannot be served or signed as configured: neither a key nor insecure mode.
+    public var signingProblem: String? {
+        guard !signing.isConfigured else { return nil }
+        return "no KEY and SALT: set them (hex) to sign URLs, or INSECURE=true to serve unsigned URLs to anyone"
+    }
 
     /// The reader for `local://` sources, nil when they are off: a caller holding nil answers them
     /// with `LocalFileReader.notEnabled`. Local files obey the same byte limit as downloads.

@@ -14,6 +14,7 @@ public enum Setting: String, CaseIterable, Sendable {
     case key = "KEY"
     case salt = "SALT"
     case signatureSize = "SIGNATURE_SIZE"
+    case insecure = "INSECURE"
     case baseURL = "BASE_URL"
     case maxSrcFileSize = "MAX_SRC_FILE_SIZE"
     case maxSrcResolution = "MAX_SRC_RESOLUTION"
@@ -65,7 +66,7 @@ public enum Setting: String, CaseIterable, Sendable {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool {
         switch self {
-        case .listen, .socketGroup, .paramsTimeout, .sourceFormats, .cacheRoot, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
+        case .listen, .socketGroup, .paramsTimeout, .sourceFormats, .cacheRoot, .insecure, .maxRenderSeconds, .cacheIndex, .cacheMaxBytes, .cacheMaxEntries, .cacheLowWater, .cacheHitsLog,
              .allowedSourceAddresses, .firstByteTimeout, .maxConcurrentFetches,
              .maxConcurrentFetchesPerHost, .maxConcurrentRenders, .sourceMemoryCacheSize, .sourceMemoryCacheSeconds,
              .notFoundCacheTTL,

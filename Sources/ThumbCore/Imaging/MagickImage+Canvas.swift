@@ -16,6 +16,18 @@ extension MagickImage {
         return page.x == 0 && page.y == 0 && canvas == (width, height)
     }
 
+    /// Each frame's own size and its canvas's, first to last (of a pinged wand too); the first
+    /// frame is left current.
+    var frameSizes: [(size: (width: Int, height: Int), canvas: (width: Int, height: Int))] {
+        var sizes: [(size: (width: Int, height: Int), canvas: (width: Int, height: Int))] = []
+        MagickResetIterator(wand)
+        while MagickNextImage(wand) == MagickTrue {
+            sizes.append(((width, height), canvas))
+        }
+        MagickSetFirstIterator(wand)
+        return sizes
+    }
+
     private var page: (width: Int, height: Int, x: Int, y: Int) {
         var width = 0, height = 0, x = 0, y = 0
         MagickGetImagePage(wand, &width, &height, &x, &y)

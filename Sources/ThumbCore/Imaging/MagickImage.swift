@@ -60,6 +60,18 @@ final class MagickImage {
         MagickSetOption(wand, key, value)
     }
 
+    /// The current frame alone, as an image of its own watched by the same deadline.
+    func currentFrame() throws(ThumbError) -> MagickImage {
+        guard let frame = MagickGetImage(wand) else { throw failure { .internalFailure("cannot copy frame: \($0)") } }
+        let copy = MagickImage(owning: frame)
+        copy.watch(deadline)
+        return copy
+    }
+
+    private init(owning wand: OpaquePointer) {
+        self.wand = wand
+    }
+
     /// Drops every frame but the first.
     func keepFirstFrame() throws(ThumbError) {
         guard frameCount > 1 else { return }
@@ -165,24 +177,25 @@ final class MagickImage {
                   or: { .internalFailure("opacity: \($0)") })
     }
 
+    /// This image repeated from the top-left corner over a transparent `width` x `height` canvas:
+    /// one copy a row and tile, where drawing each tile would be one composite a tile.
+    func tiled(width: Int, height: Int) throws(ThumbError) -> MagickImage {
+        let canvas = MagickImage()
+        canvas.watch(deadline)
+        try withColor("none") { (transparent) throws(ThumbError) in
+            try canvas.check(MagickNewImage(canvas.wand, width, height, transparent), or: { .internalFailure("canvas: \($0)") })
+        }
+        // Copy, not Over, is ImageMagick's row-copying path: the tile's transparency is kept as it is.
+        MagickSetImageCompose(canvas.wand, CopyCompositeOp)
+        guard let layer = MagickTextureImage(canvas.wand, wand) else { throw canvas.failure { .internalFailure("tile: \($0)") } }
+        let tiled = MagickImage(owning: layer)
+        tiled.watch(deadline)
+        return tiled
+    }
+
     /// Draws `other` over this image with its top-left corner at (x, y).
     func composite(_ other: MagickImage, x: Int, y: Int) throws(ThumbError) {
         try check(MagickCompositeImage(wand, other.wand, OverCompositeOp, x, y), or: { .internalFailure("composite: \($0)") })
-    }
-
-    func blur(sigma: Double) throws(ThumbError) {
-        try check(MagickGaussianBlurImage(wand, 0, sigma), or: { .internalFailure("blur: \($0)") })
-    }
-
-    func sharpen(sigma: Double) throws(ThumbError) {
-        try check(MagickSharpenImage(wand, 0, sigma), or: { .internalFailure("sharpen: \($0)") })
-    }
-
-    /// Blocks of `size` pixels: sample down, then back up without smoothing.
-    func pixelate(size: Int) throws(ThumbError) {
-        let (width, height) = (self.width, self.height)
-        try check(MagickSampleImage(wand, max(1, width / size), max(1, height / size)), or: { .internalFailure("pixelate: \($0)") })
-        try check(MagickSampleImage(wand, width, height), or: { .internalFailure("pixelate: \($0)") })
     }
 
     /// Composes the image over an opaque colour, for formats without transparency.

@@ -122,30 +122,44 @@ public struct Renderer: Sendable {
     }
 
     /// Reads only the headers, and refuses a pixel flood or too long an animation before a
-    /// single pixel is decoded. An animation's budget is its pixels over all frames. The size
-    /// is the first frame's, or its canvas's where frames are drawn on one.
+    /// single pixel is decoded. Every frame is checked, not only the first: a later one may be
+    /// far larger, and an animation decodes them all. An animation's budget is its pixels over
+    /// all frames. The size is the first frame's, or its canvas's where frames are drawn on one.
     static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
-        let (width, height, frames, orientation): (Int, Int, Int, OrientationType)
+        typealias Size = (width: Int, height: Int)
+        // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.
+        let (frames, orientation): ([(seen: Size, decoded: Size)], OrientationType)
         if format == .webp {
-            // ImageMagick reads no orientation from a WebP either.
+            // ImageMagick reads no orientation from a WebP either; libwebp keeps frames inside the canvas.
             let header = try WebPHeader(source)
-            (width, height, frames, orientation) = (header.width, header.height, max(1, header.frames), UndefinedOrientation)
+            let canvas = (width: header.width, height: header.height)
+            (frames, orientation) = (Array(repeating: (canvas, canvas), count: max(1, header.frames)), UndefinedOrientation)
         } else {
             let header = MagickImage()
             try header.ping(source)
-            let size = format.drawsFramesOnCanvas ? header.canvas : (width: header.width, height: header.height)
-            (width, height) = size
-            (frames, orientation) = (max(1, header.frameCount), header.orientation)
+            frames = header.frameSizes.map { frame in
+                guard format.drawsFramesOnCanvas else { return (frame.size, frame.size) }
+                let canvasIsLarger = frame.canvas.width * frame.canvas.height > frame.size.width * frame.size.height
+                return (frame.canvas, canvasIsLarger ? frame.canvas : frame.size)
+            }
+            orientation = header.orientation
         }
-        guard width > 0, height > 0 else { throw .unprocessable("image has no pixels") }
-        if maxFrames > 1, frames > maxFrames {
-            throw .unprocessable("animation has \(frames) frames, over the limit of \(maxFrames)")
+        guard let first = frames.first?.seen, frames.allSatisfy({ $0.seen.width > 0 && $0.seen.height > 0 }) else {
+            throw .unprocessable("image has no pixels")
         }
-        let decoded = maxFrames > 1 ? frames : 1
-        guard width * height * decoded <= maxPixels else {
-            throw .unprocessable("image is \(width)x\(height)\(decoded > 1 ? " x \(decoded) frames" : ""), over the limit of \(maxPixels) pixels")
+        if maxFrames > 1, frames.count > maxFrames {
+            throw .unprocessable("animation has \(frames.count) frames, over the limit of \(maxFrames)")
         }
-        return Header(width: width, height: height, frames: frames, transposed: isTransposed(orientation))
+        for (index, frame) in frames.enumerated() where frame.decoded.width * frame.decoded.height > maxPixels {
+            let what = frames.count > 1 ? "frame \(index + 1) of \(frames.count)" : "image"
+            throw .unprocessable("\(what) is \(frame.decoded.width)x\(frame.decoded.height), over the limit of \(maxPixels) pixels")
+        }
+        let pixels = frames.map { $0.decoded.width * $0.decoded.height }
+        let decoded = maxFrames > 1 ? pixels.reduce(0, +) : pixels[0]
+        guard decoded <= maxPixels else {
+            throw .unprocessable("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
+        }
+        return Header(width: first.width, height: first.height, frames: frames.count, transposed: isTransposed(orientation))
     }
 
     /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:

@@ -17,15 +17,44 @@ public struct RequestPathParser: Sendable {
         self.init(verifier: configuration.signing, baseURL: configuration.baseURL, options: configuration.options)
     }
 
+    /// A path written as a String (the tools, tests): the signature covers its UTF-8 bytes.
     public func parse(rawPath: String) throws(ThumbError) -> ThumbnailRequest {
-        let path = rawPath.prefix { $0 != "?" }
-        guard path.hasPrefix("/") else { throw .badRequest("path must start with /") }
-        let afterSlash = path.dropFirst()
-        guard let slash = afterSlash.firstIndex(of: "/") else { throw .badRequest("missing options and source") }
-        let signature = afterSlash[..<slash]
-        let signedPath = afterSlash[slash...]
-        try verifier.verify(signature: signature, path: signedPath)
+        let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
+        let (signature, signedPath) = try Self.split(path)
+        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self))
+    }
 
+    /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
+    /// those bytes. nginx stores the answer at the percent-decoded path, which is a URL too: so the
+    /// path must be UTF-8 once decoded, and must ask for the same thumbnail decoded as raw (an
+    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else).
+    public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
+        let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
+        let (signature, signedPath) = try Self.split(path)
+        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
+            throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
+        }
+        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self))
+        let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
+        let asStored = decodedSignedPath.flatMap { try? parse(signedPath: String(decoding: $0, as: UTF8.self)) }
+        guard asStored == request else {
+            throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
+        }
+        return request
+    }
+
+    /// `/{signature}{signed path}`: the signed path keeps its leading slash.
+    private static func split(_ path: ArraySlice<UInt8>) throws(ThumbError) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
+        guard path.first == UInt8(ascii: "/") else { throw .badRequest("path must start with /") }
+        let afterSlash = path.dropFirst()
+        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .badRequest("missing options and source") }
+        return (afterSlash[..<slash], afterSlash[slash...])
+    }
+
+    /// Options, then the source, after the signature (with its leading slash).
+    private func parse(signedPath: String) throws(ThumbError) -> ThumbnailRequest {
         let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var processing = try options.initialOptions()
         let sourceStart: Int

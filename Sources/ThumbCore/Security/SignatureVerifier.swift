@@ -1,7 +1,9 @@
 import Crypto
 
 /// imgproxy's URL signature: base64url(HMAC-SHA256(key, salt + path)), truncated to `size`
-/// bytes. Several key/salt pairs may be valid at once, so keys can be rotated.
+/// bytes. Several key/salt pairs may be valid at once, so keys can be rotated. Without a pair
+/// nothing verifies: accepting every URL is `insecure`, asked for by name, never what an empty
+/// key falls back to.
 public struct SignatureVerifier: Sendable {
     public struct KeyPair: Sendable {
         public let key: [UInt8]
@@ -15,17 +17,39 @@ public struct SignatureVerifier: Sendable {
 
     public let pairs: [KeyPair]
     public let size: Int
+    /// Every signature passes (imgproxy's behaviour without a key).
+    public let acceptsAnySignature: Bool
 
-    /// With no pairs, every signature is accepted (imgproxy's behaviour without a key).
+    /// The fewest signature bytes thumbd takes: 8 bytes are 2^64 guesses, fewer can be found by
+    /// trying (imgproxy allows down to 1).
+    public static let minimumSize = 8
+
     public init(pairs: [KeyPair], size: Int = 32) {
-        self.pairs = pairs
-        self.size = size
+        self.init(pairs: pairs, size: size, acceptsAnySignature: false)
     }
 
+    private init(pairs: [KeyPair], size: Int, acceptsAnySignature: Bool) {
+        self.pairs = pairs
+        self.size = size
+        self.acceptsAnySignature = acceptsAnySignature
+    }
+
+    /// Insecure mode: URLs are not signed, any signature segment passes.
+    public static let insecure = SignatureVerifier(pairs: [], size: 32, acceptsAnySignature: true)
+
+    /// Whether URLs can verify at all: a key is set, or insecure mode was asked for.
+    public var isConfigured: Bool { acceptsAnySignature || !pairs.isEmpty }
+
     public func signature(for path: Substring, with pair: KeyPair) -> String {
+        signature(for: Array(path.utf8), with: pair)
+    }
+
+    /// Over the path's bytes as the client sent them: two paths that differ in any byte (one
+    /// that is not UTF-8 included) never share a signature.
+    public func signature(for path: [UInt8], with pair: KeyPair) -> String {
         var mac = HMAC<SHA256>(key: SymmetricKey(data: pair.key))
         mac.update(data: pair.salt)
-        mac.update(data: Array(path.utf8))
+        mac.update(data: path)
         return Base64URL.encode(Array(mac.finalize()).prefix(size))
     }
 
@@ -37,8 +61,11 @@ public struct SignatureVerifier: Sendable {
     }
 
     public func verify(signature: Substring, path: Substring) throws(ThumbError) {
-        guard !pairs.isEmpty else { return }
-        let given = Array(signature.utf8)
+        try verify(signature: Array(signature.utf8), path: Array(path.utf8))
+    }
+
+    public func verify(signature given: [UInt8], path: [UInt8]) throws(ThumbError) {
+        guard !acceptsAnySignature else { return }
         for pair in pairs where Self.constantTimeEqual(given, Array(self.signature(for: path, with: pair).utf8)) {
             return
         }

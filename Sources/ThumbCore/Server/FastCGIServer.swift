@@ -124,7 +124,7 @@ public final class FastCGIServer: Sendable {
             }
             let incoming = IncomingRequest(
                 method: Self.param("REQUEST_METHOD", request) ?? "GET",
-                requestURI: Self.param("REQUEST_URI", request) ?? "",
+                requestURI: Self.rawParam("REQUEST_URI", request) ?? [],
                 documentURI: Self.param("DOCUMENT_URI", request) ?? "",
                 accept: Self.param("HTTP_ACCEPT", request) ?? ""
             )
@@ -174,6 +174,11 @@ public final class FastCGIServer: Sendable {
 
     private static func param(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> String? {
         FCGX_GetParam(name, request.pointee.envp).map { String(cString: $0) }
+    }
+
+    /// The bytes as sent: a String would turn bytes that are not UTF-8 into U+FFFD.
+    private static func rawParam(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> [UInt8]? {
+        FCGX_GetParam(name, request.pointee.envp).map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
     }
 
     /// A client that has gone away makes the writes fail with EPIPE; nothing else to do then.

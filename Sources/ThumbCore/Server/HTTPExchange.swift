@@ -4,14 +4,14 @@ import Foundation
 /// buffers before the next accept reuses them.
 public struct IncomingRequest: Sendable {
     public var method: String
-    /// The raw path and query, as the client sent it: what the signature covers.
-    public var requestURI: String
+    /// The raw path and query, the bytes the client sent (UTF-8 or not): what the signature covers.
+    public var requestURI: [UInt8]
     /// The decoded, normalised path nginx's try_files looked up: where the thumbnail goes.
     public var documentURI: String
     /// The client's Accept header, for format negotiation.
     public var accept: String
 
-    public init(method: String, requestURI: String, documentURI: String, accept: String = "") {
+    public init(method: String, requestURI: [UInt8], documentURI: String, accept: String = "") {
         self.method = method
         self.requestURI = requestURI
         self.documentURI = documentURI

@@ -89,7 +89,7 @@ public struct RequestHandler: Sendable {
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
-            let parsed = try parser.parse(rawPath: incoming.requestURI)
+            let parsed = try parser.parse(requestURI: incoming.requestURI)
             try allowedSources.check(parsed.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
@@ -136,12 +136,12 @@ public struct RequestHandler: Sendable {
                 varies: request.variesByAccept, expiresAt: request.options.expiresAt)
     }
 
-    private func errorResponse(_ error: ThumbError, uri: String) -> OutgoingResponse {
+    private func errorResponse(_ error: ThumbError, uri: [UInt8]) -> OutgoingResponse {
         switch error {
         case .internalFailure(let detail):
-            logger.error("internal failure", metadata: ["uri": "\(uri)", "error": "\(detail)"])
+            logger.error("internal failure", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "error": "\(detail)"])
         case .sourceNotAllowed(let detail):
-            logger.notice("source not allowed", metadata: ["uri": "\(uri)", "detail": "\(detail)"])
+            logger.notice("source not allowed", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "detail": "\(detail)"])
         case .overloaded:
             metrics.increment(.overloaded)
             return .error(error, headers: [("Retry-After", "1")])

@@ -7,7 +7,11 @@ enum URIDecoding {
     /// sends has one, and a request on thumbd's socket that is not nginx's must not walk the
     /// thumbnail's path out of the cache root.
     static func decodedPath(_ requestURI: String) -> String? {
-        let path = requestURI.utf8.prefix { $0 != UInt8(ascii: "?") }
+        decodedPath(requestURI.utf8)
+    }
+
+    static func decodedPath<Bytes: Collection<UInt8>>(_ requestURI: Bytes) -> String? {
+        let path = requestURI.prefix { $0 != UInt8(ascii: "?") }
         guard let bytes = PercentDecoding.decode(path), !bytes.contains(0) else { return nil }
         let segments = bytes.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
         guard !segments.contains(where: { $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) else { return nil }

@@ -7,13 +7,15 @@ import Testing
 struct AnimationTests {
     static let source = GoldenImages.animation(colors: ["red", "lime", "blue"], width: 120, height: 80, delay: 25)
 
-    static func render(_ source: [UInt8], format: ImageFormat, maxFrames: Int, maxPixels: Int = 50_000_000) throws -> [UInt8] {
+    static func render(_ source: [UInt8], format: ImageFormat, maxFrames: Int, maxPixels: Int = 50_000_000,
+                       sharpen: Double = 0) throws -> [UInt8] {
         var configuration = Renderer.Configuration()
         configuration.maxAnimationFrames = maxFrames
         configuration.maxSourcePixels = maxPixels
         var options = ProcessingOptions()
         options.width = 60
         options.format = format
+        options.sharpen = sharpen
         return try Renderer(configuration: configuration).render(source, sourceFormat: .gif, options: options).bytes
     }
 
@@ -23,6 +25,13 @@ struct AnimationTests {
         #expect(frames.count == 3)
         #expect((frames.width, frames.height) == (60, 40))
         #expect(frames.delays == [25, 25, 25])
+        #expect(frames.centers[0].0 > 200 && frames.centers[1].1 > 200 && frames.centers[2].2 > 200)
+    }
+
+    @Test(arguments: [0.5, 40])
+    func aSharpenedAnimationKeepsEachFrameItsOwn(sigma: Double) throws {
+        let frames = GoldenImages.frames(of: try Self.render(Self.source, format: .gif, maxFrames: 10, sharpen: sigma))
+        #expect(frames.count == 3)
         #expect(frames.centers[0].0 > 200 && frames.centers[1].1 > 200 && frames.centers[2].2 > 200)
     }
 

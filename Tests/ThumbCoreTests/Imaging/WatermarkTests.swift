@@ -9,7 +9,7 @@ struct WatermarkTests {
     static func render(_ option: String) throws -> ImageProbe {
         var configuration = Renderer.Configuration()
         configuration.watermark = mark
-        let request = try RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
             .parse(rawPath: "/insecure/\(option)/plain/http://h/a@png")
         return try ImageProbe(try Renderer(configuration: configuration)
             .render(source, sourceFormat: .png, options: request.options).bytes)
@@ -35,6 +35,27 @@ struct WatermarkTests {
             #expect(RenderGoldenTests.looks(tiled, at: (x, y), like: "blue", tolerance: 10), "(\(x), \(y))")
         }
         #expect(RenderGoldenTests.looks(tiled, at: (45, 5), like: "white", tolerance: 10))  // the spacing
+    }
+
+    @Test func aTinyTiledMarkIsTiledAtEightPixelsAtLeast() throws {
+        // Given a scale that would make the 40 x 20 mark a speck, tiled with 8 px between tiles
+        let tiled = try Self.render("wm:1:re:8:8:0.0001")
+
+        // Then its tiles are 16 x 8 every 24 x 16 pixels, as far as the bottom-right corner
+        for (x, y) in [(4, 4), (28, 20), (388, 196)] {
+            #expect(RenderGoldenTests.looks(tiled, at: (x, y), like: "blue", tolerance: 10), "(\(x), \(y))")
+        }
+        for (x, y) in [(20, 4), (4, 12), (380, 4)] {
+            #expect(RenderGoldenTests.looks(tiled, at: (x, y), like: "white", tolerance: 10), "(\(x), \(y))")
+        }
+    }
+
+    @Test func aMarkIsScaledToTheResultsWidthAtMost() throws {
+        let huge = try Self.render("wm:1:nowe:0:0:16384")
+        // 400 x 200 at most: the whole mark covers the whole picture
+        for (x, y) in [(5, 5), (395, 195)] {
+            #expect(RenderGoldenTests.looks(huge, at: (x, y), like: "blue", tolerance: 10), "(\(x), \(y))")
+        }
     }
 
     @Test func scaleIsAShareOfTheResultWidth() throws {

@@ -35,10 +35,16 @@ enum HTTPClient {
     /// Entries in `headers` replace the default Host and Connection fields when their names match.
     static func get(port: Int, path: String, headers: [String: String] = [:], method: String = "GET",
                     timeout: Double = 30) throws -> HTTPResponse {
+        try get(port: port, rawPath: Array(path.utf8), headers: headers, method: method, timeout: timeout)
+    }
+
+    /// The same with the request target as bytes, which need not be UTF-8.
+    static func get(port: Int, rawPath: [UInt8], headers: [String: String] = [:], method: String = "GET",
+                    timeout: Double = 30) throws -> HTTPResponse {
         let deadline = Date(timeIntervalSinceNow: timeout)
         let fd = try openSocket(port: port, timeout: timeout)
         defer { close(fd) }
-        try sendAll(fd, requestHead(port: port, path: path, headers: headers, method: method))
+        try sendAll(fd, requestHead(port: port, path: rawPath, headers: headers, method: method))
 
         var reader = SocketReader(fd: fd, deadline: deadline)
         guard let head = try reader.read(through: [13, 10, 13, 10], limit: 64 * 1024) else {
@@ -100,15 +106,15 @@ enum HTTPClient {
         return fd
     }
 
-    private static func requestHead(port: Int, path: String, headers: [String: String], method: String) -> [UInt8] {
+    private static func requestHead(port: Int, path: [UInt8], headers: [String: String], method: String) -> [UInt8] {
         let overridden = Set(headers.keys.map { $0.lowercased() })
-        var head = "\(method) \(path) HTTP/1.1\r\n"
-        if !overridden.contains("host") { head += "Host: 127.0.0.1:\(port)\r\n" }
-        if !overridden.contains("connection") { head += "Connection: close\r\n" }
+        var fields = ""
+        if !overridden.contains("host") { fields += "Host: 127.0.0.1:\(port)\r\n" }
+        if !overridden.contains("connection") { fields += "Connection: close\r\n" }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
-            head += "\(name): \(value)\r\n"
+            fields += "\(name): \(value)\r\n"
         }
-        return Array((head + "\r\n").utf8)
+        return Array("\(method) ".utf8) + path + Array(" HTTP/1.1\r\n\(fields)\r\n".utf8)
     }
 
     private static func parseHead(_ head: String) throws -> (Int, [String: String]) {

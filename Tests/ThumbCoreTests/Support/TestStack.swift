@@ -33,7 +33,7 @@ final class TestStack: @unchecked Sendable {
     }
 
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
-    ///   no key: `insecure` URLs).
+    ///   insecure mode unless the environment gives a key: `insecure` URLs).
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
     init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = []) throws {
@@ -84,6 +84,7 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
             "THUMBD_SOCKET_GROUP": "\(Self.nginxWorkerGroup)",
         ]
+        if environment["THUMBD_KEY"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
         thumbdEnvironment.merge(environment) { $1 }
         self.thumbdEnvironment = thumbdEnvironment
         nginx = Process()
@@ -99,6 +100,11 @@ final class TestStack: @unchecked Sendable {
 
     func get(_ path: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPResponse {
         try HTTPClient.get(port: port, path: path, headers: headers, method: method)
+    }
+
+    /// A path sent byte for byte, UTF-8 or not.
+    func get(rawPath: [UInt8]) throws -> HTTPResponse {
+        try HTTPClient.get(port: port, rawPath: rawPath)
     }
 
     /// thumbd's counters, read through nginx as an operator would (or one instance's, by number).

@@ -248,7 +248,7 @@ final class TestCache: @unchecked Sendable {
     }
 
     /// Reads stored paths back as an insecure (unsigned) thumbd would.
-    static let identity = StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil))
+    static let identity = StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil))
 
     func index(maxEntries: Int = 1000) throws -> CacheIndex {
         try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)

@@ -86,7 +86,7 @@ struct CacheUpkeepTests {
 
     @Test func aStoredPathReadsBackAsTheKeyAndSourceThatStoredIt() throws {
         // Given the request a negotiated WebP variant was made for
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
         let request = try parser.parse(rawPath: "/insecure/rs:fill:30:20/plain/http://h/a.jpg")
             .negotiating(FormatNegotiation(webp: true), accept: "image/webp")
         let stored = CachePath(documentURI: "/insecure/rs:fill:30:20/plain/http://h/a.jpg", format: .webp, naming: request.naming)

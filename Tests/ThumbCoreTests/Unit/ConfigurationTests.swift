@@ -27,7 +27,7 @@ struct ConfigurationTests {
         #expect(configuration.cacheRoot == "/var/cache/thumbd")
         #expect(configuration.workers == 2 * System.coreCount)
         #expect(configuration.logLevel.rawValue == "info")
-        #expect(configuration.signing.pairs.isEmpty)
+        #expect(configuration.signing.pairs.isEmpty && !configuration.signing.acceptsAnySignature)
         #expect(configuration.signing.size == 32)
         #expect(configuration.baseURL == nil)
         #expect(configuration.fetch.maxBytes == 20 * 1024 * 1024)
@@ -216,6 +216,35 @@ struct ConfigurationTests {
         #expect(messages.first?.contains("KEY has 2 key(s) but SALT has 1 salt(s)") == true, "\(messages)")
     }
 
+    @Test(arguments: [[:], [Setting.key: "", .salt: ""]])
+    func withoutAKeyNoURLVerifiesAndServingSaysWhy(_ values: [Setting: String]) throws {
+        // Given no key, or an empty one, and no insecure mode
+        let configuration = try Self.load(values)
+
+        // Then no signature verifies, `insecure` included, and what serves URLs is told why
+        #expect(throws: ThumbError.forbidden("invalid signature")) {
+            try configuration.signing.verify(signature: "insecure", path: "/w:10/plain/http://h/a.jpg")
+        }
+        #expect(configuration.signingProblem?.contains("INSECURE=true") == true)
+    }
+
+    @Test func insecureModeIsAskedForByNameAndNotBesideAKey() throws {
+        let insecure = try Self.load([.insecure: "true"])
+        #expect(insecure.signing.acceptsAnySignature && insecure.signingProblem == nil)
+        #expect(throws: Never.self) { try insecure.signing.verify(signature: "anything", path: "/w:10/plain/http://h/a.jpg") }
+
+        let both = Self.problems([.insecure: "true", .key: "736563726574", .salt: "68656C6C6F"])
+        #expect(both.count == 1 && both.first?.contains("not both") == true, "\(both)")
+    }
+
+    @Test(arguments: ["1", "7"])
+    func aSignatureUnderEightBytesIsAProblem(_ size: String) {
+        let messages = Self.problems([.key: "736563726574", .salt: "68656C6C6F", .signatureSize: size])
+
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("from 8 to 32: a shorter signature can be found by trying") == true, "\(messages)")
+    }
+
     @Test func commaSeparatedHexKeysBuildOnePairEach() throws {
         // Given the two published key pairs, as imgproxy takes several
         let configuration = try Self.load([
@@ -264,7 +293,8 @@ struct ConfigurationTests {
 /// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.
 struct DefaultQualityTests {
     static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
-        let configuration = try Configuration.load { setting in settings[setting].map { ($0, setting.rawValue) } }.get()
+        let insecure = settings.merging([.insecure: "true"]) { $1 }
+        let configuration = try Configuration.load { setting in insecure[setting].map { ($0, setting.rawValue) } }.get()
         let request = try RequestPathParser(configuration: configuration).parse(rawPath: url)
         return request.options.effectiveQuality(for: format)
     }

@@ -144,6 +144,45 @@ import Testing
         #expect(elapsed < .milliseconds(100), "\(what) took \(elapsed)")
     }
 
+    /// Files whose first frame is small and a later one huge, or whose frames add up: every
+    /// frame's header is read before any is decoded. (what, bytes, what the refusal says)
+    static let frameFloods: [(String, [UInt8], String)] = [
+        ("a GIF of a 1x1 frame, then one of 11000x11000",
+         PixelFloods.gif(screen: (1, 1), frames: [(1, 1), (11000, 11000)]), "frame 2 of 2 is 11000x11000, over the limit of 50000000"),
+        ("a GIF of a 11000x11000 frame, then one of 1x1",
+         PixelFloods.gif(screen: (1, 1), frames: [(11000, 11000), (1, 1)]), "frame 1 of 2 is 11000x11000, over the limit of 50000000"),
+        ("a TIFF of a 1x1 page, then one of 11000x11000",
+         PixelFloods.tiff(pages: [(1, 1), (11000, 11000)]), "frame 2 of 2 is 11000x11000, over the limit of 50000000"),
+        ("a GIF of a 1x1 frame, then four of 4000x4000, as an animation",
+         PixelFloods.gif(screen: (1, 1), frames: [(1, 1)] + Array(repeating: (4000, 4000), count: 4)),
+         "animation of 5 frames is 64000001 pixels, over the limit of 50000000"),
+    ]
+
+    @Test(arguments: frameFloods, [1, 10])
+    func everyFrameIsCheckedBeforeAnyIsDecoded(flood: (String, [UInt8], String), maxFrames: Int) throws {
+        let (what, source, message) = flood
+        // Given a source of a few hundred bytes, rendered as a still and as an animation
+        #expect(source.count < 400)
+        var configuration = Renderer.Configuration()
+        configuration.maxAnimationFrames = maxFrames
+        let format = try #require(ContentSniffer.format(of: source))
+
+        // When it is rendered
+        let started = ContinuousClock.now
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: Self.small(.webp))
+        }
+
+        // Then it is refused from its headers, at once: each frame is checked for a still too, the
+        // sum of them where animations are decoded (a still decodes its small first frame alone)
+        if message.hasPrefix("animation") && maxFrames == 1 {
+            #expect(refusal == nil, "\(what): \(refusal ?? "rendered")")
+        } else {
+            #expect(refusal?.hasPrefix(message) == true, "\(what): \(refusal ?? "rendered")")
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(500), "\(what)")
+    }
+
     @Test func anEmptySourceIsUnprocessable() {
         let refusal = Self.unprocessable { () throws(ThumbError) in
             _ = try Renderer(configuration: .init()).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))
@@ -267,15 +306,8 @@ import Testing
             + PNGChunks.chunk("IHDR", header) + PNGChunks.chunk("IDAT", emptyZlibStream) + PNGChunks.chunk("IEND", [])
     }
 
-    /// A GIF whose screen and only frame claim `width` x `height`, with a two-colour palette and
-    /// three bytes of LZW data.
+    /// A GIF whose screen and only frame claim `width` x `height`.
     static func gif(width: UInt16, height: UInt16) -> [UInt8] {
-        let size = littleEndian(width) + littleEndian(height)
-        return Array("GIF89a".utf8) + size + [0x80, 0, 0] + [0, 0, 0, 0xff, 0xff, 0xff]
-            + [0x2c, 0, 0, 0, 0] + size + [0] + [0x02, 0x02, 0x44, 0x01, 0x00] + [0x3b]
-    }
-
-    static func littleEndian(_ value: UInt16) -> [UInt8] {
-        [UInt8(value & 0xff), UInt8(value >> 8)]
+        PixelFloods.gif(screen: (width, height), frames: [(width, height)])
     }
 }

@@ -115,7 +115,7 @@ struct OptionParsingTests {
 
     @Test(arguments: valid)
     func parsesValidPath(_ valid: Valid) throws {
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: valid.baseURL)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: valid.baseURL)
 
         let request = try parser.parse(rawPath: valid.path)
 
@@ -164,7 +164,7 @@ struct OptionParsingTests {
 
     @Test(arguments: invalid)
     func rejectsInvalidPathNamingTheProblem(_ invalid: Invalid) {
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
         let error = #expect(throws: ThumbError.self) { try parser.parse(rawPath: invalid.path) }
 
@@ -184,14 +184,14 @@ struct OptionParsingTests {
     ])
     func sourceExtensionOverridesFormatOption(path: String, format: ImageFormat) throws {
         // imgproxy's rule: the extension at the end of the URL wins over an `f:` option before it.
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
         #expect(try parser.parse(rawPath: path).options.format == format)
     }
 
     @Test func smartGravityParses() throws {
         // The documented signature vector's path: g:sm is smart gravity, without offsets.
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
         let request = try parser.parse(rawPath: "/insecure/rs:fill:300:400:0/g:sm/\(Self.splitBase64).png")
 
@@ -206,7 +206,7 @@ struct OptionParsingTests {
     }
 
     @Test func gravityErrorListsEveryType() {
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
         #expect(throws: ThumbError.badRequest(
             "invalid g type \"north\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp")) {

@@ -30,7 +30,7 @@ enum OptionTable {
     static func path(_ options: String) -> String { "/insecure/\(options)/plain/http://h/a.jpg" }
 
     static func parser(_ options: OptionParser = OptionParser()) -> RequestPathParser {
-        RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil, options: options)
+        RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options)
     }
 
     static func parse(_ options: String, with parser: OptionParser = OptionParser()) throws -> ProcessingOptions {

@@ -151,7 +151,7 @@ struct PresetTests {
     @Test func configurationGivesTheServerItsPresets() throws {
         // Given presets, presets-only mode and security options from the environment
         let configuration = try ConfigurationTests.load([
-            .presets: "default=q:70, safe=msfs:1000", .onlyPresets: "true", .allowSecurityOptions: "1",
+            .presets: "default=q:70, safe=msfs:1000", .onlyPresets: "true", .allowSecurityOptions: "1", .insecure: "true",
         ])
 
         // When the server's parser is made from it

@@ -55,7 +55,7 @@ struct SecurityOptionTests {
 
     @Test func settingAllowsThemThroughTheConfiguration() throws {
         // Given ALLOW_SECURITY_OPTIONS in the environment
-        let configuration = try ConfigurationTests.load([.allowSecurityOptions: "true"])
+        let configuration = try ConfigurationTests.load([.allowSecurityOptions: "true", .insecure: "true"])
         let parser = RequestPathParser(configuration: configuration)
 
         // Then the server's parser takes them

@@ -87,16 +87,39 @@ struct SignatureTests {
     }
 
     @Test(arguments: ["insecure", "anything", "", documentedSignature])
-    func withoutKeysEverySignatureVerifies(_ signature: String) {
-        let verifier = SignatureVerifier(pairs: [])
+    func inInsecureModeEverySignatureVerifies(_ signature: String) {
+        let verifier = SignatureVerifier.insecure
 
         #expect(throws: Never.self) { try verifier.verify(signature: Substring(signature), path: "/w:300/plain/x") }
+    }
+
+    @Test(arguments: ["insecure", "anything", "", documentedSignature])
+    func withoutKeysNoSignatureVerifies(_ signature: String) {
+        let verifier = SignatureVerifier(pairs: [])
+
+        #expect(throws: ThumbError.forbidden("invalid signature")) {
+            try verifier.verify(signature: Substring(signature), path: Substring(Self.documentedPath))
+        }
+    }
+
+    @Test func theSignatureCoversBytesThatAreNotUTF8AsTheyAre() {
+        // Given a path with a byte that is not UTF-8, and the same path with U+FFFD, which a
+        // decoder puts in its place
+        let verifier = SignatureVerifier(pairs: [Self.testKey])
+        let invalid = Array("/cb:".utf8) + [0xFF] + Array("/plain/http://h/a.jpg".utf8)
+        let replaced = Array("/cb:\u{FFFD}/plain/http://h/a.jpg".utf8)
+
+        // Then they have different signatures, and each verifies only its own bytes
+        let signature = verifier.signature(for: invalid, with: Self.testKey)
+        #expect(signature != verifier.signature(for: replaced, with: Self.testKey))
+        #expect(throws: Never.self) { try verifier.verify(signature: Array(signature.utf8), path: invalid) }
+        #expect(throws: ThumbError.self) { try verifier.verify(signature: Array(signature.utf8), path: replaced) }
     }
 
     @Test func aSignedPathIsSignedWithTheFirstPairOrInsecureWithout() {
         // Given a rotation whose new pair is listed first, and no key at all
         let rotating = SignatureVerifier(pairs: [Self.testKey, Self.secretHello])
-        let keyless = SignatureVerifier(pairs: [])
+        let keyless = SignatureVerifier.insecure
 
         // Then the path is signed with the first pair, or marked insecure
         #expect(rotating.signedPath("/asd") == "/\(Self.asdSignature)/asd")

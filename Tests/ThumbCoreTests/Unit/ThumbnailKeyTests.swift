@@ -13,7 +13,7 @@ struct ThumbnailKeyTests {
         allowSecurityOptions: true)
 
     static func key(_ path: String) throws -> ThumbnailKey {
-        try RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil, options: options)
+        try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options)
             .parse(rawPath: path).key
     }
 

@@ -29,7 +29,7 @@ struct WarmTargetsTests {
     }
 
     @Test func withoutAKeyPathsAreMarkedInsecure() throws {
-        let targets = try Self.targets("/w:100/plain/http://h/a.jpg", signing: SignatureVerifier(pairs: []))
+        let targets = try Self.targets("/w:100/plain/http://h/a.jpg", signing: SignatureVerifier.insecure)
 
         #expect(targets.paths == ["/insecure/w:100/plain/http://h/a.jpg"])
     }

@@ -5,9 +5,12 @@
 /// (presets, presets only, no base URL, a signing key), nginx's decoding, and the cache names.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzRequestPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    let requestURI = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let requestURI = String(decoding: bytes, as: UTF8.self)
     let documentURI = URIDecoding.decodedPath(requestURI)
     for parser in parsers {
+        // The server's entry (the bytes as sent, read raw and decoded), then the tools'.
+        _ = try? parser.parse(requestURI: bytes)
         guard let request = try? parser.parse(rawPath: requestURI) else { continue }
         _ = request.key.digest
         let negotiated = request.negotiating(FormatNegotiation(webp: true, avif: true), accept: "image/avif,image/webp")
@@ -37,16 +40,16 @@ private let presets = try! Presets(parsing: """
     default=q:82, thumb=rs:fill:160:160/g:sm, square=pr:thumb/ex:1, loop=pr:loop, webp=f:webp
     """)
 private let unsignedParser = RequestPathParser(
-    verifier: SignatureVerifier(pairs: []), baseURL: "http://origin.test/",
+    verifier: SignatureVerifier.insecure, baseURL: "http://origin.test/",
     options: OptionParser(presets: presets, allowSecurityOptions: true))
 private let signedParser = RequestPathParser(
     verifier: SignatureVerifier(pairs: [.init(key: Array("test-key".utf8), salt: Array("test-salt".utf8))], size: 8),
     baseURL: nil, options: OptionParser(presets: presets))
-private let keylessTwin = RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: signedParser.baseURL,
+private let keylessTwin = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: signedParser.baseURL,
                                             options: signedParser.options)
 private let parsers = [
     unsignedParser,
     signedParser,
-    RequestPathParser(verifier: SignatureVerifier(pairs: []), baseURL: nil,
+    RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
                       options: OptionParser(presets: presets, onlyPresets: true)),
 ]

@@ -1,0 +1,77 @@
+import Testing
+@testable import ThumbCore
+
+/// REQUEST_URI as nginx passes it: the signature over its bytes, and the same thumbnail whether
+/// the path is read as sent or as nginx decodes it into the path the answer is stored at.
+struct RequestURITests {
+    static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://base.test/")
+    static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)
+
+    static func parse(_ parser: RequestPathParser, _ requestURI: String) throws(ThumbError) -> ThumbnailRequest {
+        try parser.parse(requestURI: Array(requestURI.utf8))
+    }
+
+    /// Escapes that mean the same decoded: in a plain source URL (once, as imgproxy asks),
+    /// UTF-8, a query of the source's (escaped) or of the client's (not).
+    @Test(arguments: [
+        ("/insecure/w:10/plain/http%3A%2F%2Fh%2Fa.jpg", "http://h/a.jpg"),
+        ("/insecure/w:10/plain/http://h/a%20b.jpg@png", "http://h/a b.jpg"),
+        ("/insecure/w:10/plain/http://h/caf%C3%A9.jpg", "http://h/caf\u{E9}.jpg"),
+        ("/insecure/w:10/plain/http://h/caf\u{E9}.jpg", "http://h/caf\u{E9}.jpg"),
+        ("/insecure/w:10/plain/http://h/a.jpg%3Fv%3D2@png", "http://h/a.jpg?v=2"),
+        ("/insecure/w:10/plain/http://h/a.jpg@png?utm=%2F", "http://h/a.jpg"),
+        ("/insecure/w:10/aHR0cDovL2gvYS5qcGc.png", "http://h/a.jpg"),
+        ("/insecure/w:10/plain/a.jpg", "http://base.test/a.jpg"),
+    ])
+    func readsAsTheSameThumbnailDecoded(_ requestURI: String, source: String) throws {
+        let request = try Self.parse(Self.insecure, requestURI)
+
+        #expect(request.sourceURL == source)
+        #expect(request.options.width == 10)
+    }
+
+    /// Escapes that change what the path asks for once decoded.
+    @Test(arguments: [
+        ("an option hidden in an escaped /", "/insecure/cb:1%2Fwm%3A0.5%3Ace/plain/http://h/a.jpg"),
+        ("an argument split by an escaped :", "/insecure/fn:photo%3At/plain/http://h/a.jpg"),
+        ("an escaped extension marker", "/insecure/w:10/plain/http://h/a.jpg%40png"),
+        ("an escaped percent sign", "/insecure/w:10/plain/http://h/a%2520b.jpg"),
+        ("an escaped slash in the signature", "/insec%2Fure/w:10/plain/http://h/a.jpg"),
+        ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp:%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
+    ])
+    func refusesWhatReadsOtherwiseDecoded(_ what: String, requestURI: String) {
+        let error = #expect(throws: ThumbError.self, "\(what)") { try Self.parse(Self.insecure, requestURI) }
+
+        #expect(error?.status == 400, "\(what): \(String(describing: error))")
+    }
+
+    static let notUTF8: [(String, [UInt8])] = [
+        ("a raw byte that is not UTF-8", Array("/insecure/cb:".utf8) + [0xFF] + Array("/plain/http://h/a.jpg".utf8)),
+        ("an escape that is not UTF-8", Array("/insecure/cb:%FF/plain/http://h/a.jpg".utf8)),
+        ("a lone lead byte completed by an escape", Array("/insecure/cb:".utf8) + [0xC3] + Array("%A9/plain/http://h/a.jpg".utf8)),
+        ("an escaped NUL", Array("/insecure/cb:%00/plain/http://h/a.jpg".utf8)),
+    ]
+
+    @Test(arguments: notUTF8)
+    func refusesWhatIsNotUTF8(_ what: String, requestURI: [UInt8]) {
+        #expect(throws: ThumbError.badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment"), "\(what)") {
+            try Self.insecure.parse(requestURI: requestURI)
+        }
+    }
+
+    @Test func theSignatureIsCheckedFirstAndOverTheBytesSent() throws {
+        // Given a path signed over its bytes, one that reads otherwise decoded, and a forgery
+        let path = "/w:10/plain/http://h/a.jpg"
+        let verifier = Self.keyed.verifier
+        let signed = verifier.signedPath(path)
+        let escaped = verifier.signedPath("/cb:1%2Fw%3A20/plain/http://h/a.jpg")
+        let replaced = Array("/cb:\u{FFFD}\(path)".utf8)
+        let forged = Array("/\(verifier.signature(for: replaced, with: verifier.pairs[0]))/cb:".utf8) + [0xFF] + Array(path.utf8)
+
+        // Then the first verifies, the second is refused for its escapes, the forgery as forged
+        #expect(try Self.parse(Self.keyed, signed).options.width == 10)
+        #expect(throws: ThumbError.self) { try Self.parse(Self.keyed, escaped) }
+        #expect(throws: ThumbError.forbidden("invalid signature")) { try Self.keyed.parse(requestURI: forged) }
+        #expect(throws: ThumbError.forbidden("invalid signature")) { try Self.parse(Self.keyed, "/insecure\(path)") }
+    }
+}
