@@ -13,11 +13,12 @@ struct FramePixelFloodTests {
 
     @Test(arguments: floods)
     func aHugeLaterFrameIsRefusedFromItsHeader(what: String, source: [UInt8], type: String) throws {
-        // Given animations allowed, and the flood on an origin
+        // Given animations allowed, TIFF sources enabled, and the flood on an origin
         let origin = try TestOrigin()
         origin.serve("/flood", .image(source, contentType: "image/\(type)"))
         origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
-        let stack = try TestStack(environment: ["THUMBD_MAX_ANIMATION_FRAMES": "10"])
+        let stack = try TestStack(environment: ["THUMBD_MAX_ANIMATION_FRAMES": "10",
+                                                "THUMBD_SOURCE_FORMATS": "jpeg,png,gif,webp,tiff"])
         defer { stack.shutdown() }
         let idle = try #require(stack.thumbdResidentKiB())
 

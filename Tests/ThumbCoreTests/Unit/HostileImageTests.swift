@@ -165,6 +165,8 @@ import Testing
         #expect(source.count < 400)
         var configuration = Renderer.Configuration()
         configuration.maxAnimationFrames = maxFrames
+        // TIFF is decoded only where an operator names it; the check must hold there too.
+        configuration.sourceFormats = Set(SourceFormat.allCases)
         let format = try #require(ContentSniffer.format(of: source))
 
         // When it is rendered
