@@ -83,6 +83,10 @@ final class ImageProbe {
     private let wand: OpaquePointer
 
     init(_ bytes: [UInt8]) throws {
+        // ImageMagick would take an error page for text to render and can hang on it.
+        guard ContentSniffer.format(of: bytes) != nil else {
+            throw StackError("answer is not an image: \(String(decoding: bytes.prefix(200), as: UTF8.self))")
+        }
         _ = TestImages.jpeg(width: 1, height: 1)  // starts ImageMagick
         let wand = NewMagickWand()!
         self.wand = wand
