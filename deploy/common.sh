@@ -64,16 +64,23 @@ export_demo_settings() {
     export THUMBD_PRESETS=${THUMBD_PRESETS:-square=rs:fill:200:200,banner=rs:fill:400:120/q:70,soft=rs:fill:200:200/bl:4,pixel=rs:fill:200:200/pix:10}
 }
 
-# Writes DIR/nginx.conf and DIR/thumbd-site.conf from nginx/: an nginx of its own in DIR (pid,
-# logs, temp files there), listening on LISTEN, serving CACHE_ROOT, logging hits to HITS_LOG
-# (thumbd's CACHE_HITS_LOG), sending misses to FASTCGI_PASS (thumbd's LISTEN as nginx spells it),
-# with extra locations from the glob EXTRAS.
-write_thumbd_nginx() {
-    local dir=$1 listen=$2 cache_root=$3 hits_log=$4 fastcgi_pass=$5 extras=$6
+# Writes DIR/nginx.conf from nginx/nginx.conf: an nginx of its own in DIR (pid, logs, temp files
+# there), whose site is DIR/thumbd-site.conf.
+write_nginx_conf() {
+    local dir=$1
     mkdir -p "$dir/nginx-tmp"
     chmod 755 "$dir"
     chmod 777 "$dir/nginx-tmp"   # nginx's workers run as nobody
     sed -e "s#@RUN_DIR@#$dir#g" nginx/nginx.conf > "$dir/nginx.conf"
+}
+
+# Writes DIR/nginx.conf and DIR/thumbd-site.conf from nginx/: an nginx of its own in DIR,
+# listening on LISTEN, serving CACHE_ROOT, logging hits to HITS_LOG (thumbd's CACHE_HITS_LOG),
+# sending misses to FASTCGI_PASS (thumbd's LISTEN as nginx spells it), with extra locations from
+# the glob EXTRAS.
+write_thumbd_nginx() {
+    local dir=$1 listen=$2 cache_root=$3 hits_log=$4 fastcgi_pass=$5 extras=$6
+    write_nginx_conf "$dir"
     sed -e "s#@HTTP_LISTEN@#$listen#" -e "s#@CACHE_ROOT@#$cache_root#" -e "s#@HITS_LOG@#$hits_log#" \
         -e "s#@FASTCGI_PASS@#$fastcgi_pass#" -e "s#@SITE_EXTRAS@#$extras#" \
         nginx/thumbd.conf > "$dir/thumbd-site.conf"
