@@ -11,12 +11,12 @@ struct ClusterTests {
     /// The test vector's key and salt ("secret", "hello"), given to deploy/cluster as THUMBD_KEY and THUMBD_SALT.
     static let verifier = SignatureVerifier(pairs: [.init(key: Array("secret".utf8), salt: Array("hello".utf8))])
 
-    /// 30 small photos, each its own pair of colours.
+    /// 30 small photos (small, so that 380 renders cost the suite little), each its own pair of colours.
     static let photos: [String: [UInt8]] = {
         let colors = ["red", "green", "blue", "orange", "purple", "teal"]
         return Dictionary(uniqueKeysWithValues: (0..<30).map { index in
             let spec = "gradient:\(colors[index % 6])-\(colors[(index / 6 + index + 1) % 6])"
-            return (String(format: "photo-%02d.jpg", index), TestImages.draw(spec, width: 400, height: 300, format: .jpeg))
+            return (String(format: "photo-%02d.jpg", index), TestImages.draw(spec, width: 200, height: 150, format: .jpeg))
         })
     }()
 

@@ -6,9 +6,9 @@ import Glibc
 /// deploy/cluster itself (with the thumbd these tests built): hosts, origin and front as real
 /// network hosts in network namespaces, with the front on a free port of 127.0.0.1.
 ///
-/// One at a time on a machine (a lock file): every run has the same names, addresses and
-/// directory, so `up` clears whatever a crashed run left, and the hash keys (the source URLs
-/// hold the origin's address) spread over the hosts alike every run.
+/// One at a time on a machine, and never beside a browser test (NetworkChangeLock): every run has
+/// the same names, addresses and directory, so `up` clears whatever a crashed run left, and the
+/// hash keys (the source URLs hold the origin's address) spread over the hosts alike every run.
 final class ClusterRun {
     static let name = "thumbdt"
     /// The /24 the hosts are on, its first three numbers: host N is .(10+N).
@@ -21,7 +21,7 @@ final class ClusterRun {
     /// The origin's base URL, as deploy/cluster printed it: a photo is at this + its file name.
     private(set) var origin = ""
     private let environment: [String: String]
-    private var lock: Int32 = -1
+    private let lock: NetworkChangeLock
 
     /// Namespaces can be made here: root, iproute2, and a kernel and container that allow it.
     static let canMakeNamespaces: Bool = {
@@ -45,8 +45,7 @@ final class ClusterRun {
             "THUMBD_CLUSTER_NET": Self.net, "THUMBD_CLUSTER_PHOTOS": photoDirectory,
             "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": runDirectory,
         ]) { $1 }
-        lock = open(Self.directory + ".lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
-        guard lock >= 0, flock(lock, LOCK_EX) == 0 else { throw StackError("cannot lock \(Self.directory).lock") }
+        lock = try NetworkChangeLock(exclusive: true)
         do {
             try? FileManager.default.removeItem(atPath: photoDirectory)
             try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: true)
@@ -70,7 +69,7 @@ final class ClusterRun {
 
     /// Stops everything and removes what deploy/cluster made and the photos, then lets the next run start.
     func down() throws {
-        defer { close(lock) }
+        defer { lock.release() }
         try cluster(["down"])
         try FileManager.default.removeItem(atPath: Self.directory)
     }
