@@ -107,8 +107,10 @@ final class DemoRun {
     let directory: String
     let port: Int
     private let process: Process
+    private let networkUnchanged: NetworkChangeLock
 
     init() throws {
+        networkUnchanged = try NetworkChangeLock(exclusive: false)
         var template = Array("/tmp/thumbd-demo-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
@@ -152,6 +154,7 @@ final class DemoRun {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !kept.contains(name) {
             try? FileManager.default.removeItem(atPath: directory + "/" + name)
         }
+        networkUnchanged.release()
     }
 
     /// Chromium's DOM of the page once its network is idle and its scripts ran.

@@ -111,8 +111,13 @@ final class TestStack: @unchecked Sendable {
     func metrics(instance: Int? = nil) throws -> [String: Int] {
         let response = try get(instance.map { "/_test/metrics/\($0)" } ?? "/_thumbd/metrics")
         guard response.status == 200 else { throw StackError("metrics answered \(response.status)") }
+        return Self.parseMetrics(response.text)
+    }
+
+    /// Each unlabelled sample of Prometheus' text format, by name.
+    static func parseMetrics(_ text: String) -> [String: Int] {
         var values: [String: Int] = [:]
-        for line in response.text.split(separator: "\n") {
+        for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
             if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = Int(value) }
         }
