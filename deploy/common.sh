@@ -59,6 +59,8 @@ export_demo_settings() {
     export THUMBD_KEY=${THUMBD_KEY:-943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881}
     export THUMBD_SALT=${THUMBD_SALT:-520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5}
     export THUMBD_MAGICK_POLICY_DIR=${THUMBD_MAGICK_POLICY_DIR:-$PWD/deploy}
+    # The socket is 0660 in the group of nginx's workers, which run as nobody.
+    export THUMBD_SOCKET_GROUP=${THUMBD_SOCKET_GROUP:-$(id -gn nobody)}
     export THUMBD_AUTO_WEBP=${THUMBD_AUTO_WEBP:-true}
     export THUMBD_AUTO_AVIF=${THUMBD_AUTO_AVIF:-true}
     export THUMBD_PRESETS=${THUMBD_PRESETS:-square=rs:fill:200:200,banner=rs:fill:400:120/q:70,soft=rs:fill:200:200/bl:4,pixel=rs:fill:200:200/pix:10}
