@@ -37,6 +37,8 @@ public struct RequestPathParser: Sendable {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
         let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self))
+        // Most paths have no escape: decoded, they are the same bytes, and parse the same.
+        if decoded.utf8.elementsEqual(path) { return request }
         let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
         let asStored = decodedSignedPath.flatMap { try? parse(signedPath: String(decoding: $0, as: UTF8.self)) }
         guard asStored == request else {
