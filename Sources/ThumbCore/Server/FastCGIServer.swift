@@ -166,9 +166,11 @@ public final class FastCGIServer: Sendable {
         }
 
         private static func discardWhatArrived(_ descriptor: Int32) {
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var reads = 0
-            while reads < 16, recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) > 0 { reads += 1 }
+            // On the stack: every answer passes here.
+            withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
+                var reads = 0
+                while reads < 16, recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) > 0 { reads += 1 }
+            }
         }
     }
 
