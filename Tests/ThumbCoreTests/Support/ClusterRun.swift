@@ -22,6 +22,8 @@ final class ClusterRun {
     private(set) var origin = ""
     private let environment: [String: String]
     private let lock: NetworkChangeLock
+    /// Lines the front's access log will hold once every request sent through it is logged.
+    private var frontRequests = 0
 
     /// Namespaces can be made here: root, iproute2, and a kernel and container that allow it.
     static let canMakeNamespaces: Bool = {
@@ -61,6 +63,7 @@ final class ClusterRun {
                 throw StackError("deploy/cluster up printed:\n\(lines.joined(separator: "\n"))")
             }
             origin = String(lines.last!.dropFirst("origin ".count))
+            frontRequests = try frontLog().count  // up's own /health checks
         } catch {
             try? down()
             throw error
@@ -96,11 +99,13 @@ final class ClusterRun {
     func startHost(_ number: Int) throws { _ = try cluster(["start", "\(number)"]) }
 
     func get(_ path: String) throws -> HTTPResponse {
-        try HTTPClient.get(port: port, path: path)
+        frontRequests += 1
+        return try HTTPClient.get(port: port, path: path)
     }
 
     /// Every path once, `concurrency` clients at a time taking them in order; answers in the paths' order.
     func getAll(_ paths: [String], concurrency: Int = 6) -> [Result<HTTPResponse, Error>] {
+        frontRequests += paths.count
         let workers = (0..<concurrency).map { worker in
             Thread.runDetached { [port] in
                 stride(from: worker, to: paths.count, by: concurrency).map { index in
@@ -136,9 +141,16 @@ final class ClusterRun {
     /// The host (1...) that answered each request the front logged, by request path: the last
     /// answer's, a path asked for again replaces it.
     func answeringHosts() throws -> [String: Int] {
-        let log = try String(contentsOfFile: runDirectory + "/front/front-access.log", encoding: .utf8)
+        // nginx logs a request once it has finished it, which can be after the client has its
+        // answer: wait (a little) for the lines of the last requests.
+        var log = try frontLog()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while log.count < frontRequests && Date() < deadline {
+            usleep(20_000)
+            log = try frontLog()
+        }
         var hosts: [String: Int] = [:]
-        for line in log.split(separator: "\n") {
+        for line in log {
             // "upstream 10.78.11.12:80, 10.78.11.11:80 504, 200 ..." when the first host failed: the
             // last address, the first without a comma, answered
             guard let request = line.split(separator: "\"").dropFirst().first,
@@ -148,6 +160,10 @@ final class ClusterRun {
             hosts[String(request.split(separator: " ")[1])] = last - 10
         }
         return hosts
+    }
+
+    private func frontLog() throws -> [Substring] {
+        try String(contentsOfFile: runDirectory + "/front/front-access.log", encoding: .utf8).split(separator: "\n")
     }
 
     @discardableResult
