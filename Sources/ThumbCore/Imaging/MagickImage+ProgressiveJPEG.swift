@@ -1,26 +1,36 @@
 import CMagickWand
 
 extension MagickImage {
-    /// Decodes a progressive JPEG at 1/8 scale from the scans that scale needs (see
-    /// ProgressiveJPEG): the same pixels as the whole file gives. Returns false, with nothing
-    /// read, when the file or the scale does not allow it, or when the reduced file does not
-    /// decode: the caller reads the whole file, and reports what is wrong with it.
-    /// `jpeg:size` must already be set to `hint`.
-    func readProgressiveJPEGAtEighth(_ bytes: [UInt8], width: Int, height: Int,
-                                     hint: (width: Int, height: Int)) -> Bool {
-        guard ProgressiveJPEG.decodesAtEighth(width: width, height: height, hint: hint),
-              let reduced = ProgressiveJPEG.withoutFullResolutionACScans(bytes) else { return false }
-        setOption("jpeg:block-smoothing", "false")
-        if (try? read(reduced)) != nil, self.width == (width + 7) / 8 && self.height == (height + 7) / 8 {
-            return true
+    /// Decodes a progressive JPEG at 1/8 scale from its DC scans (see ProgressiveJPEG), with the
+    /// profiles and orientation ImageMagick's reader gives it (from `header`, the file pinged).
+    /// Returns false, with nothing read, when the scale or the file does not allow it: the caller
+    /// reads the whole file, and libjpeg reports what is wrong with it.
+    func readProgressiveJPEGAtEighth(_ bytes: [UInt8], header: MagickImage, hint: (width: Int, height: Int)) -> Bool {
+        guard ProgressiveJPEG.decodesAtEighth(width: header.width, height: header.height, hint: hint),
+              let eighth = ProgressiveJPEG.eighth(bytes) else { return false }
+        let constituted = MagickConstituteImage(wand, eighth.width, eighth.height, eighth.channels == 1 ? "I" : "RGB",
+                                                CharPixel, eighth.pixels)
+        guard constituted == MagickTrue else {
+            MagickClearException(wand)
+            return false
         }
-        // A failed read, or ImageMagick chose another scale, at which AC coefficients count.
-        while frameCount > 0 {
-            MagickSetLastIterator(wand)
-            MagickRemoveImage(wand)
+        copyProfiles(of: header)
+        MagickSetImageOrientation(wand, header.orientation)
+        return true
+    }
+
+    /// Gives the current image every profile (ICC, EXIF, XMP, IPTC) `other`'s has.
+    private func copyProfiles(of other: MagickImage) {
+        var count = 0
+        guard let names = MagickGetImageProfiles(other.wand, "*", &count) else { return }
+        defer { MagickRelinquishMemory(names) }
+        for index in 0..<count {
+            guard let name = names[index] else { continue }
+            defer { MagickRelinquishMemory(name) }
+            var length = 0
+            guard let profile = MagickGetImageProfile(other.wand, name, &length) else { continue }
+            MagickSetImageProfile(wand, name, profile, length)
+            MagickRelinquishMemory(profile)
         }
-        MagickDeleteOption(wand, "jpeg:block-smoothing")
-        MagickClearException(wand)
-        return false
     }
 }

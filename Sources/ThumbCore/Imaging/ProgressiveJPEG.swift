@@ -2,48 +2,21 @@
 import Glibc
 #endif
 
-/// What a decode at 1/8 scale needs of a progressive JPEG. At that scale libjpeg turns each 8x8
-/// block of a full-resolution component into one pixel from its DC coefficient alone, yet it
-/// still Huffman-decodes every AC scan, most of the file. Dropping those scans (and keeping the
-/// DC scans, and every scan of subsampled chroma, which libjpeg may scale from a few AC
-/// coefficients) gives the same pixels for about half the decoding time. libjpeg must then be
-/// told not to smooth blocks, which it does only when AC coefficients are missing.
+/// A progressive JPEG at 1/8 scale, from its DC scans alone. At that scale each 8x8 block is one
+/// pixel, its DC coefficient: `(DC x quantizer + 4) >> 3 + 128`, as libjpeg computes it. The DC
+/// scans are 5 to 15 % of a photo's bytes. libjpeg, handed a progressive file, first allocates and
+/// zeroes coefficient arrays for the whole image (3 bytes a pixel), and on this machine faulting
+/// in that fresh memory cost half of such a render's CPU; this needs one coefficient a block.
+/// The pixels are libjpeg's, but for 4:2:0 chroma: libjpeg shades each chroma block's 2x2 pixels
+/// from its first AC coefficients, this repeats the block's value (a thumbnail is encoded with
+/// chroma at half its own size anyway).
 enum ProgressiveJPEG {
-    /// The file without the AC scans of its full-resolution components; nil when it is not a
-    /// progressive Huffman JPEG, has no such scan, or does not parse to its end (the decoder
-    /// then sees the original and reports what is wrong with it).
-    static func withoutFullResolutionACScans(_ bytes: [UInt8]) -> [UInt8]? {
-        bytes.withUnsafeBufferPointer { input -> [UInt8]? in
-            var reader = SegmentReader(input)
-            guard reader.startOfImage() else { return nil }
-            var output: [UInt8] = [0xFF, 0xD8]
-            output.reserveCapacity(bytes.count / 4)
-            var fullResolution: Set<UInt8>?
-            var dropped = 0
-            while let (marker, range) = reader.next() {
-                let segment = UnsafeBufferPointer(rebasing: input[range])
-                switch marker {
-                case 0xD9:
-                    output.append(contentsOf: segment)
-                    return dropped > 0 ? output : nil
-                case 0xC2:
-                    fullResolution = Self.fullResolutionComponents(frameHeader: segment)
-                    guard fullResolution != nil else { return nil }
-                case 0xC0, 0xC1, 0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF:
-                    return nil
-                case 0xDA:
-                    guard let fullResolution, let scan = Self.scanHeader(segment) else { return nil }
-                    if scan.spectralStart > 0 && scan.components.allSatisfy(fullResolution.contains) {
-                        dropped += 1
-                        continue
-                    }
-                default:
-                    break
-                }
-                output.append(contentsOf: segment)
-            }
-            return nil
-        }
+    struct Eighth {
+        let width: Int
+        let height: Int
+        /// 1 (grey) or 3 (RGB)
+        let channels: Int
+        let pixels: [UInt8]
     }
 
     /// Whether libjpeg will decode at 1/8 scale for this hint: ImageMagick asks for
@@ -52,36 +25,372 @@ enum ProgressiveJPEG {
         hint.width > 0 && hint.height > 0 && width >= 8 * hint.width && height >= 8 * hint.height
     }
 
-    /// The ids of the components sampled at the frame's highest rate, from a SOF segment.
-    private static func fullResolutionComponents(frameHeader bytes: UnsafeBufferPointer<UInt8>) -> Set<UInt8>? {
-        // FF C2, length (2), precision, height (2), width (2), count, then id and sampling per component.
-        guard bytes.count >= 10 else { return nil }
-        let count = Int(bytes[9])
-        guard count > 0, bytes.count >= 10 + 3 * count else { return nil }
-        var ids: [UInt8] = []
-        var samplings: [(horizontal: UInt8, vertical: UInt8)] = []
-        for component in 0..<count {
-            ids.append(bytes[10 + 3 * component])
-            let sampling = bytes[11 + 3 * component]
-            samplings.append((sampling >> 4, sampling & 0x0F))
+    /// nil unless `bytes` is a whole progressive Huffman JPEG of 8-bit grey or YCbCr whose DC
+    /// scans decode cleanly; the caller then reads it with libjpeg, which reports what is wrong.
+    static func eighth(_ bytes: [UInt8]) -> Eighth? {
+        bytes.withUnsafeBufferPointer { input in
+            var decoder = DCDecoder(input)
+            return decoder.run()
         }
-        let maxHorizontal = samplings.map(\.horizontal).max() ?? 0
-        let maxVertical = samplings.map(\.vertical).max() ?? 0
-        var full = Set<UInt8>()
-        for (id, sampling) in zip(ids, samplings) where sampling == (maxHorizontal, maxVertical) {
-            full.insert(id)
-        }
-        return full
+    }
+}
+
+private struct Component {
+    let id: UInt8
+    let horizontal: Int
+    let vertical: Int
+    let table: Int
+    /// Blocks across and down, padded to whole MCUs.
+    var blocksWide = 0
+    var blocksHigh = 0
+    var dc = Coefficients(count: 0)
+    var quantizer: Int32?
+}
+
+/// One component's DC coefficients, a block each, in memory of their own: the scans write them
+/// through a pointer, without Swift's reference counting and exclusivity checks per block.
+private final class Coefficients {
+    let values: UnsafeMutableBufferPointer<Int32>
+
+    init(count: Int) {
+        values = .allocate(capacity: count)
+        values.initialize(repeating: 0)
     }
 
-    /// The components and first coefficient of a scan, from its SOS header.
-    private static func scanHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> (components: [UInt8], spectralStart: UInt8)? {
-        // FF DA, length (2), count, then id and tables per component, then Ss, Se, Ah/Al.
-        guard bytes.count >= 5 else { return nil }
-        let count = Int(bytes[4])
-        let spectral = 5 + 2 * count
-        guard count > 0, bytes.count > spectral else { return nil }
-        return ((0..<count).map { bytes[5 + 2 * $0] }, bytes[spectral])
+    deinit { values.deallocate() }
+}
+
+private struct DCDecoder {
+    let input: UnsafeBufferPointer<UInt8>
+    var reader: SegmentReader
+    var quantizers = [Int32?](repeating: nil, count: 4)
+    var tables = [HuffmanTable?](repeating: nil, count: 4)
+    var components: [Component] = []
+    var width = 0
+    var height = 0
+    var restartInterval = 0
+    /// APP14's transform: 0 means the three components are RGB, not YCbCr.
+    var adobeTransform: UInt8?
+
+    init(_ input: UnsafeBufferPointer<UInt8>) {
+        self.input = input
+        reader = SegmentReader(input)
+    }
+
+    mutating func run() -> ProgressiveJPEG.Eighth? {
+        guard reader.startOfImage() else { return nil }
+        while let (marker, range) = reader.next() {
+            let segment = UnsafeBufferPointer(rebasing: input[range])
+            switch marker {
+            case 0xD9: return image()
+            case 0xDB: guard readQuantizers(segment) else { return nil }
+            case 0xC4: guard readTables(segment) else { return nil }
+            case 0xC2: guard components.isEmpty, readFrame(segment) else { return nil }
+            case 0xC0, 0xC1, 0xC3, 0xC5...0xC7, 0xC9...0xCB, 0xCD...0xCF: return nil
+            case 0xDD:
+                guard segment.count >= 6 else { return nil }
+                restartInterval = Int(segment[4]) << 8 | Int(segment[5])
+            case 0xEE:
+                if segment.count >= 16, Array(segment[4..<9]) == Array("Adobe".utf8) { adobeTransform = segment[15] }
+            case 0xDA: guard scan(segment) else { return nil }
+            default: break
+            }
+        }
+        return nil
+    }
+
+    private mutating func readQuantizers(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        var at = 4
+        while at < segment.count {
+            let precision = segment[at] >> 4, id = Int(segment[at] & 0x0F)
+            let size = precision == 0 ? 64 : 128
+            guard id < 4, precision <= 1, at + 1 + size <= segment.count else { return false }
+            // Only the first value, the DC quantizer (zigzag order starts at it), matters here.
+            quantizers[id] = precision == 0 ? Int32(segment[at + 1]) : Int32(segment[at + 1]) << 8 | Int32(segment[at + 2])
+            at += 1 + size
+        }
+        return true
+    }
+
+    private mutating func readTables(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        var at = 4
+        while at < segment.count {
+            guard at + 17 <= segment.count else { return false }
+            let isAC = segment[at] >> 4, id = Int(segment[at] & 0x0F)
+            let counts = (0..<16).map { Int(segment[at + 1 + $0]) }
+            let total = counts.reduce(0, +)
+            guard id < 4, isAC <= 1, at + 17 + total <= segment.count else { return false }
+            if isAC == 0 {
+                guard let table = HuffmanTable(counts: counts, symbols: Array(segment[(at + 17)..<(at + 17 + total)])) else { return false }
+                tables[id] = table
+            }
+            at += 17 + total
+        }
+        return true
+    }
+
+    private mutating func readFrame(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard segment.count >= 10, segment[4] == 8 else { return false }
+        height = Int(segment[5]) << 8 | Int(segment[6])
+        width = Int(segment[7]) << 8 | Int(segment[8])
+        let count = Int(segment[9])
+        guard width > 0, height > 0, count == 1 || count == 3, segment.count >= 10 + 3 * count else { return false }
+        for index in 0..<count {
+            let at = 10 + 3 * index
+            let horizontal = Int(segment[at + 1] >> 4), vertical = Int(segment[at + 1] & 0x0F)
+            guard (1...4).contains(horizontal), (1...4).contains(vertical), segment[at + 2] < 4 else { return false }
+            components.append(Component(id: segment[at], horizontal: horizontal, vertical: vertical, table: Int(segment[at + 2])))
+        }
+        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
+        guard components.allSatisfy({ maxHorizontal % $0.horizontal == 0 && maxVertical % $0.vertical == 0 }) else { return false }
+        let mcusWide = (width + 8 * maxHorizontal - 1) / (8 * maxHorizontal)
+        let mcusHigh = (height + 8 * maxVertical - 1) / (8 * maxVertical)
+        for index in components.indices {
+            components[index].blocksWide = mcusWide * components[index].horizontal
+            components[index].blocksHigh = mcusHigh * components[index].vertical
+            components[index].dc = Coefficients(count: components[index].blocksWide * components[index].blocksHigh)
+        }
+        return true
+    }
+
+    /// A DC scan is decoded; an AC scan (its data inside the segment) is passed over.
+    private mutating func scan(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !components.isEmpty, segment.count >= 5 else { return false }
+        let count = Int(segment[4])
+        let header = 5 + 2 * count + 3
+        guard count >= 1, segment.count >= header, header == 2 + (Int(segment[2]) << 8 | Int(segment[3])) else { return false }
+        let spectralStart = segment[5 + 2 * count]
+        guard spectralStart == 0 else { return true }
+        let high = Int(segment[7 + 2 * count] >> 4), low = Int(segment[7 + 2 * count] & 0x0F)
+        var members: [(index: Int, table: HuffmanTable?)] = []
+        for member in 0..<count {
+            guard let index = components.firstIndex(where: { $0.id == segment[5 + 2 * member] }) else { return false }
+            let table = Int(segment[6 + 2 * member] >> 4)
+            guard table < 4, high > 0 || tables[table] != nil else { return false }
+            // libjpeg takes each component's quantizer as its first scan starts.
+            if components[index].quantizer == nil {
+                guard let quantizer = quantizers[components[index].table] else { return false }
+                components[index].quantizer = quantizer
+            }
+            members.append((index, tables[table]))
+        }
+        var bits = BitReader(UnsafeBufferPointer(rebasing: segment[header...]))
+        return decode(members, refining: high > 0, shift: low, bits: &bits)
+    }
+
+    private mutating func decode(_ members: [(index: Int, table: HuffmanTable?)], refining: Bool, shift: Int,
+                                 bits: inout BitReader) -> Bool {
+        // One component alone goes block by block over its own size; several go MCU by MCU.
+        let single = members.count == 1 ? components[members[0].index] : nil
+        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
+        let unitsWide = single.map { ((width * $0.horizontal + maxHorizontal - 1) / maxHorizontal + 7) / 8 } ?? components[0].blocksWide / components[0].horizontal
+        let unitsHigh = single.map { ((height * $0.vertical + maxVertical - 1) / maxVertical + 7) / 8 } ?? components[0].blocksHigh / components[0].vertical
+        // What the loop needs of each component, taken out once.
+        let layouts = members.map { member in
+            let component = components[member.index]
+            let (across, down) = single == nil ? (component.horizontal, component.vertical) : (1, 1)
+            return (across: across, down: down, stride: component.blocksWide, values: component.dc.values.baseAddress!,
+                    codes: member.table?.codes)
+        }
+        var predictions = [Int32](repeating: 0, count: members.count)
+        var sinceRestart = 0
+        // The tables and coefficients stay alive while their pointers are used.
+        defer { withExtendedLifetime((members, components)) {} }
+        for unitY in 0..<unitsHigh {
+            for unitX in 0..<unitsWide {
+                if restartInterval > 0, sinceRestart == restartInterval {
+                    guard bits.restart() else { return false }
+                    for slot in predictions.indices { predictions[slot] = 0 }
+                    sinceRestart = 0
+                }
+                sinceRestart += 1
+                for slot in layouts.indices {
+                    let layout = layouts[slot]
+                    for blockY in 0..<layout.down {
+                        let row = layout.values + (unitY * layout.down + blockY) * layout.stride + unitX * layout.across
+                        for blockX in 0..<layout.across {
+                            if refining {
+                                row[blockX] |= Int32(bits.read(1)) << shift
+                            } else {
+                                guard let codes = layout.codes, let size = bits.decode(codes) else { return false }
+                                predictions[slot] &+= bits.receive(size)
+                                row[blockX] = predictions[slot] << shift
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return true
+    }
+
+    /// The pixels, once every component has had its DC scan: grey, or YCbCr turned RGB with
+    /// libjpeg's own fixed-point arithmetic.
+    private func image() -> ProgressiveJPEG.Eighth? {
+        guard !components.isEmpty, components.allSatisfy({ $0.quantizer != nil }) else { return nil }
+        let outputWidth = (width + 7) / 8, outputHeight = (height + 7) / 8
+        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
+        let planes = components.map { component in
+            let quantizer = component.quantizer!
+            return (0..<outputHeight).flatMap { y in
+                let row = (y * component.vertical / maxVertical) * component.blocksWide
+                return (0..<outputWidth).map { x in
+                    let value = (Int(component.dc.values[row + x * component.horizontal / maxHorizontal]) * Int(quantizer) + 4) >> 3
+                    return UInt8(clamping: value + 128)
+                }
+            }
+        }
+        if components.count == 1 {
+            return .init(width: outputWidth, height: outputHeight, channels: 1, pixels: planes[0])
+        }
+        // libjpeg reads three components as RGB when Adobe's marker says so, or their ids spell it.
+        guard adobeTransform != 0, components.map(\.id) != Array("RGB".utf8) else { return nil }
+        var rgb = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
+        for index in 0..<(outputWidth * outputHeight) {
+            let y = Int(planes[0][index]), cb = Int(planes[1][index]) - 128, cr = Int(planes[2][index]) - 128
+            let half = 1 << 15
+            rgb[3 * index] = UInt8(clamping: y + ((91_881 * cr + half) >> 16))
+            rgb[3 * index + 1] = UInt8(clamping: y + ((-22_554 * cb - 46_802 * cr + half) >> 16))
+            rgb[3 * index + 2] = UInt8(clamping: y + ((116_130 * cb + half) >> 16))
+        }
+        return .init(width: outputWidth, height: outputHeight, channels: 3, pixels: rgb)
+    }
+}
+
+/// A DC table: codes to symbols (the size in bits of the difference that follows). Codes of up
+/// to 9 bits, nearly all of them, are looked up at once from the next 9 bits. Plain pointers, so
+/// that decoding a block costs no reference counting; `HuffmanTable` owns the memory.
+private struct HuffmanCodes {
+    static let lookupBits = 9
+    /// Indexed by the next 9 bits: length << 8 | symbol, or 0 for a longer code.
+    let lookup: UnsafeMutableBufferPointer<UInt16>
+    /// Per code length 1...16: the largest code of that length (-1: none), and where its symbols start.
+    let maxCode: UnsafeMutableBufferPointer<Int>
+    let offset: UnsafeMutableBufferPointer<Int>
+    let symbols: UnsafeMutableBufferPointer<UInt8>
+
+    /// The symbol of a code longer than the lookup's, from the next 16 bits; nil for no code.
+    func symbol(longCode bits: UInt64) -> (symbol: Int, length: Int)? {
+        for length in (Self.lookupBits + 1)...16 {
+            let code = Int(bits >> (64 - length))
+            if code <= maxCode[length] { return (Int(symbols[offset[length] + code]), length) }
+        }
+        return nil
+    }
+}
+
+private final class HuffmanTable {
+    let codes: HuffmanCodes
+
+    /// nil unless the counts make a prefix code and every symbol is a size JPEG allows.
+    init?(counts: [Int], symbols: [UInt8]) {
+        var total = 0, code = 0
+        for length in 1...16 {
+            total += counts[length - 1]
+            code = (code + counts[length - 1]) << 1
+            guard code <= 1 << (length + 1) else { return nil }
+        }
+        guard symbols.count == total, symbols.allSatisfy({ $0 <= 16 }) else { return nil }
+        let lookupBits = HuffmanCodes.lookupBits
+        codes = HuffmanCodes(lookup: .allocate(capacity: 1 << lookupBits), maxCode: .allocate(capacity: 17),
+                             offset: .allocate(capacity: 17), symbols: .allocate(capacity: max(1, total)))
+        codes.lookup.initialize(repeating: 0)
+        codes.maxCode.initialize(repeating: -1)
+        codes.offset.initialize(repeating: 0)
+        _ = codes.symbols.initialize(from: symbols)
+        code = 0
+        var index = 0
+        for length in 1...16 {
+            codes.offset[length] = index - code
+            for _ in 0..<counts[length - 1] {
+                if length <= lookupBits {
+                    let first = code << (lookupBits - length)
+                    for entry in first..<(first + (1 << (lookupBits - length))) {
+                        codes.lookup[entry] = UInt16(length << 8) | UInt16(symbols[index])
+                    }
+                }
+                code += 1
+                index += 1
+            }
+            if counts[length - 1] > 0 { codes.maxCode[length] = code - 1 }
+            code <<= 1
+        }
+    }
+
+    deinit {
+        codes.lookup.deallocate()
+        codes.maxCode.deallocate()
+        codes.offset.deallocate()
+        codes.symbols.deallocate()
+    }
+}
+
+/// Bits of entropy-coded data, most significant first, with 0xFF 0x00 read as 0xFF. At a marker
+/// it gives zeros, as libjpeg does, and stays there.
+private struct BitReader {
+    let data: UnsafeBufferPointer<UInt8>
+    var position = 0
+    var buffer: UInt64 = 0
+    var count = 0
+
+    init(_ data: UnsafeBufferPointer<UInt8>) {
+        self.data = data
+    }
+
+    private mutating func fill() {
+        while count <= 56 {
+            var byte: UInt8 = 0
+            if position < data.count {
+                byte = data[position]
+                if byte == 0xFF {
+                    if position + 1 < data.count, data[position + 1] == 0 { position += 2 } else { byte = 0 }
+                } else {
+                    position += 1
+                }
+            }
+            buffer |= UInt64(byte) << (56 - count)
+            count += 8
+        }
+    }
+
+    /// `size` bits, 0 to 16, as a number.
+    mutating func read(_ size: Int) -> Int {
+        guard size > 0 else { return 0 }
+        if count < size { fill() }
+        let value = Int(buffer >> (64 - size))
+        buffer <<= size
+        count -= size
+        return value
+    }
+
+    mutating func decode(_ codes: HuffmanCodes) -> Int? {
+        if count < 16 { fill() }
+        let entry = codes.lookup[Int(buffer >> (64 - HuffmanCodes.lookupBits))]
+        let (symbol, length) = entry != 0 ? (Int(entry & 0xFF), Int(entry >> 8)) : (codes.symbol(longCode: buffer) ?? (-1, 0))
+        guard length > 0 else { return nil }
+        buffer <<= length
+        count -= length
+        return symbol
+    }
+
+    /// A difference of `size` bits, the JPEG way: a leading 0 bit means negative.
+    mutating func receive(_ size: Int) -> Int32 {
+        guard size > 0 else { return 0 }
+        let value = read(size)
+        return Int32(value < 1 << (size - 1) ? value - (1 << size) + 1 : value)
+    }
+
+    /// Drops the bits left of this interval (its padding) and steps over the restart marker
+    /// that ends it, which reading never goes past.
+    mutating func restart() -> Bool {
+        buffer = 0
+        count = 0
+        while position + 1 < data.count, data[position] != 0xFF || data[position + 1] == 0 {
+            position += data[position] == 0xFF ? 2 : 1
+        }
+        guard position + 1 < data.count, (0xD0...0xD7).contains(data[position + 1]) else { return false }
+        position += 2
+        return true
     }
 }
 

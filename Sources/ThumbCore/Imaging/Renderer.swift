@@ -121,6 +121,8 @@ public struct Renderer: Sendable {
         let frames: Int
         /// EXIF orientations 5 to 8 swap width and height.
         let transposed: Bool
+        /// ImageMagick's reading of the header (nil for WebP): its profiles and orientation.
+        let pinged: MagickImage?
     }
 
     /// Reads only the headers, and refuses a pixel flood or too long an animation before a
@@ -131,6 +133,7 @@ public struct Renderer: Sendable {
         typealias Size = (width: Int, height: Int)
         // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.
         let (frames, orientation): ([(seen: Size, decoded: Size)], OrientationType)
+        var pinged: MagickImage?
         if format == .webp {
             // ImageMagick reads no orientation from a WebP either; libwebp keeps frames inside the canvas.
             let header = try WebPHeader(source)
@@ -145,6 +148,7 @@ public struct Renderer: Sendable {
                 return (frame.canvas, canvasIsLarger ? frame.canvas : frame.size)
             }
             orientation = header.orientation
+            pinged = header
         }
         guard let first = frames.first?.seen, frames.allSatisfy({ $0.seen.width > 0 && $0.seen.height > 0 }) else {
             throw .unprocessable("image has no pixels")
@@ -161,13 +165,14 @@ public struct Renderer: Sendable {
         guard decoded <= maxPixels else {
             throw .unprocessable("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
         }
-        return Header(width: first.width, height: first.height, frames: frames.count, transposed: isTransposed(orientation))
+        return Header(width: first.width, height: first.height, frames: frames.count, transposed: isTransposed(orientation),
+                      pinged: pinged)
     }
 
     /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:
     /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
-    /// (libjpeg scaling by the DCT, from the DC scans alone at 1/8; libwebp's rescaler); else
-    /// ImageMagick reads the whole file.
+    /// (a progressive JPEG at 1/8 from its DC scans alone, else libjpeg scaling by the DCT;
+    /// libwebp's rescaler); else ImageMagick reads the whole file.
     /// A still WebP is cut to `window` while it decodes, if one is given: returns true then.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
                        window: (rect: PixelRect, size: (width: Int, height: Int))?, animated: Bool,
@@ -176,8 +181,8 @@ public struct Renderer: Sendable {
         if let hint {
             switch format {
             case .jpeg:
+                if let pinged = header.pinged, image.readProgressiveJPEGAtEighth(source, header: pinged, hint: hint) { return false }
                 image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
-                if image.readProgressiveJPEGAtEighth(source, width: header.width, height: header.height, hint: hint) { return false }
             case .webp:
                 if try image.readWebP(source, window: window?.rect, scaledFor: window?.size ?? hint) { return window != nil }
             default:
