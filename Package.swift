@@ -23,10 +23,11 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
         .target(name: "CLinux"),
+        .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
         .target(
             name: "ThumbCore",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CLinux", "CSharedMemory", "CWebP",
+                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CLinux", "CPNG", "CSharedMemory", "CWebP",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

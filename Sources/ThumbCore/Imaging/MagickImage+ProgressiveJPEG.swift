@@ -14,23 +14,7 @@ extension MagickImage {
             MagickClearException(wand)
             return false
         }
-        copyProfiles(of: header)
-        MagickSetImageOrientation(wand, header.orientation)
+        takeMetadata(of: header)
         return true
-    }
-
-    /// Gives the current image every profile (ICC, EXIF, XMP, IPTC) `other`'s has.
-    private func copyProfiles(of other: MagickImage) {
-        var count = 0
-        guard let names = MagickGetImageProfiles(other.wand, "*", &count) else { return }
-        defer { MagickRelinquishMemory(names) }
-        for index in 0..<count {
-            guard let name = names[index] else { continue }
-            defer { MagickRelinquishMemory(name) }
-            var length = 0
-            guard let profile = MagickGetImageProfile(other.wand, name, &length) else { continue }
-            MagickSetImageProfile(wand, name, profile, length)
-            MagickRelinquishMemory(profile)
-        }
     }
 }

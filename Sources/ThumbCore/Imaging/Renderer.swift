@@ -172,7 +172,8 @@ public struct Renderer: Sendable {
     /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:
     /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
     /// (a progressive JPEG at 1/8 from its DC scans alone, else libjpeg scaling by the DCT;
-    /// libwebp's rescaler); else ImageMagick reads the whole file.
+    /// libwebp's rescaler; a PNG averaged in squares as libpng decodes it); else ImageMagick
+    /// reads the whole file.
     /// A still WebP is cut to `window` while it decodes, if one is given: returns true then.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
                        window: (rect: PixelRect, size: (width: Int, height: Int))?, animated: Bool,
@@ -185,6 +186,8 @@ public struct Renderer: Sendable {
                 image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
             case .webp:
                 if try image.readWebP(source, window: window?.rect, scaledFor: window?.size ?? hint) { return window != nil }
+            case .png:
+                if let pinged = header.pinged, image.readPNG(source, header: pinged, scaledFor: hint) { return false }
             default:
                 break
             }

@@ -4,13 +4,14 @@ import Testing
 @testable import ThumbCore
 
 /// Real photographs from the project's corpus (deploy/test fetches them into THUMBD_TEST_PHOTOS):
-/// the thumbnail has the planned size, and decoding at a reduced size (libjpeg's DCT scaling,
-/// libwebp's rescaler) gives the same picture as a full decode, within a tolerance, as sharp.
+/// the thumbnail has the planned size, and decoding at a reduced size (a JPEG's DC scans or
+/// libjpeg's DCT scaling, libwebp's rescaler, a PNG's rows averaged) gives the same picture as a
+/// full decode, within a tolerance, as sharp.
 struct PhotoTests {
     static let directory = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
     static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "seeding_by_Clements_Engelhardt.jpg",
                         "calla.png", "wood-d.webp", "pixels-l.webp"]
-    static let shrinkable = available.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".webp") }
+    static let shrinkable = available.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".webp") || $0.hasSuffix(".png") }
     static let available = names.filter { FileManager.default.fileExists(atPath: directory + "/" + $0) }
     /// Every photo there, not only those named above.
     static let everyPhoto = (FileManager.default.subpaths(atPath: directory) ?? []).sorted()
@@ -68,7 +69,7 @@ struct PhotoTests {
     }
 
     /// Fit scales the whole photo; fill cuts a window, which libwebp cuts while it decodes.
-    @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG or WebP photos in THUMBD_TEST_PHOTOS"),
+    @Test(.enabled(if: !shrinkable.isEmpty, "no JPEG, WebP or PNG photos in THUMBD_TEST_PHOTOS"),
           arguments: shrinkable, [ResizingType.fit, .fill])
     func shrinkOnLoadLooksLikeAFullDecode(name: String, type: ResizingType) throws {
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.directory + "/" + name)))
