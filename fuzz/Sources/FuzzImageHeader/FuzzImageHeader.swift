@@ -1,8 +1,12 @@
+import CPNG
 @testable import ThumbCore
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// The first bytes of a source through what reads them in Swift before ImageMagick: the content
-/// sniffer, the WebP header, and the progressive JPEG filter, whose output must be a JPEG with
-/// nothing left to drop.
+/// The first bytes of a source through what reads them before ImageMagick: the content sniffer,
+/// the WebP header, the progressive JPEG's DC decoder (whose image must hold exactly its pixels),
+/// and the shrinking PNG decoder.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzImageHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -10,10 +14,21 @@ func fuzzImageHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     if format == .webp {
         _ = try? WebPHeader(bytes)
     }
-    if let filtered = ProgressiveJPEG.withoutFullResolutionACScans(bytes) {
-        guard filtered.count < bytes.count, ContentSniffer.format(of: filtered) == .jpeg,
-              ProgressiveJPEG.withoutFullResolutionACScans(filtered) == nil else {
-            fatalError("the filtered JPEG (\(filtered.count) of \(bytes.count) bytes) is not a JPEG without AC scans")
+    if let eighth = ProgressiveJPEG.eighth(bytes) {
+        guard eighth.width > 0, eighth.height > 0, [1, 3].contains(eighth.channels),
+              eighth.pixels.count == eighth.width * eighth.height * eighth.channels else {
+            fatalError("a \(eighth.width)x\(eighth.height) eighth of \(eighth.channels) channels holds \(eighth.pixels.count) bytes")
+        }
+    }
+    if format == .png {
+        var image = thumbd_png_image()
+        var error = [CChar](repeating: 0, count: 256)
+        if bytes.withUnsafeBufferPointer({ thumbd_png_decode_shrunk($0.baseAddress, $0.count, 3, &image, &error, error.count) }) == 0 {
+            // Every pixel is written: reading them all is what AddressSanitizer checks.
+            var sum = 0
+            for index in 0..<Int(image.width * image.height * image.channels) { sum &+= Int(image.pixels[index]) }
+            free(image.pixels)
+            _ = sum
         }
     }
     return 0
