@@ -5,7 +5,7 @@ import Testing
 /// imgproxy's fallback image: a source that cannot be fetched or decoded is answered with the
 /// configured image, rendered with the URL's options, never stored, kept by clients briefly.
 @Suite(.serialized)
-struct FallbackImageTests {
+final class FallbackImageTests {
     let origin: TestOrigin
     let fallbackPath: String
     /// Magenta: whatever the options make of it, its pixels say it is the fallback.
@@ -19,6 +19,9 @@ struct FallbackImageTests {
         fallbackPath = NSTemporaryDirectory() + "thumbd-fallback-\(UUID().uuidString).png"
         try Data(Self.fallback).write(to: URL(fileURLWithPath: fallbackPath))
     }
+
+    // A test gets an instance of its own, and with it a file of its own to leave behind.
+    deinit { unlink(fallbackPath) }
 
     @Test func aMissingSourceGetsTheFallbackRenderedWithTheURLsOptionsAndNothingIsStored() throws {
         let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath])
