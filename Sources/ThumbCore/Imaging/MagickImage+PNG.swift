@@ -20,13 +20,7 @@ extension MagickImage {
         let status = bytes.withUnsafeBufferPointer { thumbd_png_decode_shrunk($0.baseAddress, $0.count, Int32(factor), &image, &error, error.count) }
         guard status == 0 else { return false }
         defer { free(image.pixels) }
-        let constituted = MagickConstituteImage(wand, Int(image.width), Int(image.height), image.channels == 4 ? "RGBA" : "RGB",
-                                                CharPixel, image.pixels)
-        guard constituted == MagickTrue else {
-            MagickClearException(wand)
-            return false
-        }
-        takeMetadata(of: header)
-        return true
+        return take(pixels: image.pixels, width: Int(image.width), height: Int(image.height),
+                    map: image.channels == 4 ? "RGBA" : "RGB", metadataOf: header)
     }
 }

@@ -8,13 +8,9 @@ extension MagickImage {
     func readProgressiveJPEGAtEighth(_ bytes: [UInt8], header: MagickImage, hint: (width: Int, height: Int)) -> Bool {
         guard ProgressiveJPEG.decodesAtEighth(width: header.width, height: header.height, hint: hint),
               let eighth = ProgressiveJPEG.eighth(bytes) else { return false }
-        let constituted = MagickConstituteImage(wand, eighth.width, eighth.height, eighth.channels == 1 ? "I" : "RGB",
-                                                CharPixel, eighth.pixels)
-        guard constituted == MagickTrue else {
-            MagickClearException(wand)
-            return false
+        return eighth.pixels.withUnsafeBytes { pixels in
+            take(pixels: pixels.baseAddress!, width: eighth.width, height: eighth.height, map: eighth.channels == 1 ? "I" : "RGB",
+                 metadataOf: header)
         }
-        takeMetadata(of: header)
-        return true
     }
 }

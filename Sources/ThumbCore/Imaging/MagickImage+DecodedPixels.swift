@@ -1,9 +1,15 @@
 import CMagickWand
 
 extension MagickImage {
-    /// What ImageMagick's reader would have given pixels thumbd decoded itself: every profile
-    /// (ICC, EXIF, XMP, IPTC) and the orientation `header`, the same file pinged, has.
-    func takeMetadata(of header: MagickImage) {
+    /// Makes the image from 8-bit pixels thumbd decoded itself (`map`: "RGB", "RGBA" or "I" for
+    /// grey), with what ImageMagick's reader would have given them: every profile (ICC, EXIF,
+    /// XMP, IPTC) and the orientation `header`, the same file pinged, has. False, with nothing
+    /// read, when ImageMagick refuses them.
+    func take(pixels: UnsafeRawPointer, width: Int, height: Int, map: String, metadataOf header: MagickImage) -> Bool {
+        guard MagickConstituteImage(wand, width, height, map, CharPixel, pixels) == MagickTrue else {
+            MagickClearException(wand)
+            return false
+        }
         var count = 0
         if let names = MagickGetImageProfiles(header.wand, "*", &count) {
             defer { MagickRelinquishMemory(names) }
@@ -17,5 +23,6 @@ extension MagickImage {
             }
         }
         MagickSetImageOrientation(wand, header.orientation)
+        return true
     }
 }
