@@ -41,9 +41,9 @@ private struct Component {
     let vertical: Int
     let table: Int
     /// Blocks across and down, padded to whole MCUs.
-    var blocksWide = 0
-    var blocksHigh = 0
-    var dc = Coefficients(count: 0)
+    let blocksWide: Int
+    let blocksHigh: Int
+    let dc: Coefficients
     var quantizer: Int32?
 }
 
@@ -68,6 +68,9 @@ private struct DCDecoder {
     var components: [Component] = []
     var width = 0
     var height = 0
+    /// The largest sampling factors of the frame's components: an MCU's size in blocks.
+    var maxHorizontal = 1
+    var maxVertical = 1
     var restartInterval = 0
     /// APP14's transform: 0 means the three components are RGB, not YCbCr.
     var adobeTransform: UInt8?
@@ -135,20 +138,21 @@ private struct DCDecoder {
         width = Int(segment[7]) << 8 | Int(segment[8])
         let count = Int(segment[9])
         guard width > 0, height > 0, count == 1 || count == 3, segment.count >= 10 + 3 * count else { return false }
-        for index in 0..<count {
-            let at = 10 + 3 * index
-            let horizontal = Int(segment[at + 1] >> 4), vertical = Int(segment[at + 1] & 0x0F)
-            guard (1...4).contains(horizontal), (1...4).contains(vertical), segment[at + 2] < 4 else { return false }
-            components.append(Component(id: segment[at], horizontal: horizontal, vertical: vertical, table: Int(segment[at + 2])))
+        let samplings: [(horizontal: Int, vertical: Int)] = (0..<count).map { index in
+            let factors = segment[11 + 3 * index]
+            return (Int(factors >> 4), Int(factors & 0x0F))
         }
-        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
-        guard components.allSatisfy({ maxHorizontal % $0.horizontal == 0 && maxVertical % $0.vertical == 0 }) else { return false }
+        guard samplings.allSatisfy({ (1...4).contains($0.horizontal) && (1...4).contains($0.vertical) }),
+              (0..<count).allSatisfy({ segment[12 + 3 * $0] < 4 }) else { return false }
+        maxHorizontal = samplings.map(\.horizontal).max()!
+        maxVertical = samplings.map(\.vertical).max()!
+        guard samplings.allSatisfy({ maxHorizontal % $0.horizontal == 0 && maxVertical % $0.vertical == 0 }) else { return false }
         let mcusWide = (width + 8 * maxHorizontal - 1) / (8 * maxHorizontal)
         let mcusHigh = (height + 8 * maxVertical - 1) / (8 * maxVertical)
-        for index in components.indices {
-            components[index].blocksWide = mcusWide * components[index].horizontal
-            components[index].blocksHigh = mcusHigh * components[index].vertical
-            components[index].dc = Coefficients(count: components[index].blocksWide * components[index].blocksHigh)
+        components = samplings.enumerated().map { index, sampling in
+            let (wide, high) = (mcusWide * sampling.horizontal, mcusHigh * sampling.vertical)
+            return Component(id: segment[10 + 3 * index], horizontal: sampling.horizontal, vertical: sampling.vertical,
+                             table: Int(segment[12 + 3 * index]), blocksWide: wide, blocksHigh: high, dc: Coefficients(count: wide * high))
         }
         return true
     }
@@ -182,10 +186,10 @@ private struct DCDecoder {
                                  bits: inout BitReader) -> Bool {
         // One component alone goes block by block over its own size; several go MCU by MCU.
         let single = members.count == 1 ? components[members[0].index] : nil
-        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
         let unitsWide = single.map { ((width * $0.horizontal + maxHorizontal - 1) / maxHorizontal + 7) / 8 } ?? components[0].blocksWide / components[0].horizontal
         let unitsHigh = single.map { ((height * $0.vertical + maxVertical - 1) / maxVertical + 7) / 8 } ?? components[0].blocksHigh / components[0].vertical
-        // What the loop needs of each component, taken out once.
+        // What the loop needs of each component, taken out once (the decoder keeps the coefficients
+        // and tables these pointers are into).
         let layouts = members.map { member in
             let component = components[member.index]
             let (across, down) = single == nil ? (component.horizontal, component.vertical) : (1, 1)
@@ -194,8 +198,6 @@ private struct DCDecoder {
         }
         var predictions = [Int32](repeating: 0, count: members.count)
         var sinceRestart = 0
-        // The tables and coefficients stay alive while their pointers are used.
-        defer { withExtendedLifetime((members, components)) {} }
         for unitY in 0..<unitsHigh {
             for unitX in 0..<unitsWide {
                 if restartInterval > 0, sinceRestart == restartInterval {
@@ -229,7 +231,6 @@ private struct DCDecoder {
     private func image() -> ProgressiveJPEG.Eighth? {
         guard !components.isEmpty, components.allSatisfy({ $0.quantizer != nil }) else { return nil }
         let outputWidth = (width + 7) / 8, outputHeight = (height + 7) / 8
-        let maxHorizontal = components.map(\.horizontal).max()!, maxVertical = components.map(\.vertical).max()!
         let planes = components.map { component in
             let quantizer = component.quantizer!
             return (0..<outputHeight).flatMap { y in
