@@ -199,6 +199,8 @@ private struct DCDecoder {
         var predictions = [Int32](repeating: 0, count: members.count)
         var sinceRestart = 0
         for unitY in 0..<unitsHigh {
+            // A damaged scan stops here, not after inventing the rest of the image.
+            guard !bits.ranShort else { return false }
             for unitX in 0..<unitsWide {
                 if restartInterval > 0, sinceRestart == restartInterval {
                     guard bits.restart() else { return false }
@@ -223,7 +225,7 @@ private struct DCDecoder {
                 }
             }
         }
-        return true
+        return !bits.ranShort
     }
 
     /// The pixels, once every component has had its DC scan: grey, or YCbCr turned RGB with
@@ -327,12 +329,14 @@ private final class HuffmanTable {
 }
 
 /// Bits of entropy-coded data, most significant first, with 0xFF 0x00 read as 0xFF. At a marker
-/// it gives zeros, as libjpeg does, and stays there.
+/// it gives zeros and stays there; `ranShort` tells when those zeros were used.
 private struct BitReader {
     let data: UnsafeBufferPointer<UInt8>
     var position = 0
     var buffer: UInt64 = 0
     var count = 0
+    /// Zero bits made up past the end of the data, the last ones in `buffer`.
+    private var invented = 0
 
     init(_ data: UnsafeBufferPointer<UInt8>) {
         self.data = data
@@ -341,18 +345,23 @@ private struct BitReader {
     private mutating func fill() {
         while count <= 56 {
             var byte: UInt8 = 0
-            if position < data.count {
+            if position < data.count, data[position] != 0xFF {
                 byte = data[position]
-                if byte == 0xFF {
-                    if position + 1 < data.count, data[position + 1] == 0 { position += 2 } else { byte = 0 }
-                } else {
-                    position += 1
-                }
+                position += 1
+            } else if position + 1 < data.count, data[position + 1] == 0 {
+                byte = 0xFF
+                position += 2
+            } else {
+                invented += 8
             }
             buffer |= UInt64(byte) << (56 - count)
             count += 8
         }
     }
+
+    /// Whether decoding has used bits past the end of the data: the scan is short of what its
+    /// frame needs, a damaged file (libjpeg would go on with zeros, and complain).
+    var ranShort: Bool { invented > count }
 
     /// `size` bits, 0 to 16, as a number.
     mutating func read(_ size: Int) -> Int {
@@ -384,8 +393,10 @@ private struct BitReader {
     /// Drops the bits left of this interval (its padding) and steps over the restart marker
     /// that ends it, which reading never goes past.
     mutating func restart() -> Bool {
+        guard !ranShort else { return false }
         buffer = 0
         count = 0
+        invented = 0
         while position + 1 < data.count, data[position] != 0xFF || data[position + 1] == 0 {
             position += data[position] == 0xFF ? 2 : 1
         }

@@ -163,12 +163,22 @@ struct ProgressiveJPEGTests {
         #expect(image.frameCount == 0)
     }
 
-    @Test func aTruncatedOrDamagedFileIsLeftToTheDecoder() {
+    @Test func aTruncatedOrDamagedFileIsLeftToTheDecoder() throws {
         let source = Self.photo(width: 320, height: 240, sampling: "2x2", progressive: true)
         #expect(ProgressiveJPEG.eighth(source) != nil)
         // Every cut short of the end marker decodes to nothing, so libjpeg sees the cut file
         for length in stride(from: 0, to: source.count - 2, by: 97) {
             #expect(ProgressiveJPEG.eighth(Array(source.prefix(length))) == nil, "cut at \(length)")
+        }
+        // and a DC scan short of its frame's blocks, the file otherwise whole, is libjpeg's to judge
+        // (it fills the rest with grey and complains: a damaged source, never a thumbnail)
+        let firstScan = try #require((0..<(source.count - 1)).first { source[$0] == 0xFF && source[$0 + 1] == 0xDA })
+        let shortScan = Array(source[..<(firstScan + 40)]) + Array(source[(firstScan + 400)...])
+        #expect(ProgressiveJPEG.eighth(shortScan) == nil)
+        var options = ProcessingOptions()
+        options.width = 40
+        #expect(throws: ThumbError.self) {
+            try Renderer(configuration: .init()).render(shortScan, sourceFormat: .jpeg, options: options)
         }
         // and bytes written over anywhere never make the decoder read out of bounds
         var generator = SystemRandomNumberGenerator()
