@@ -126,7 +126,7 @@ struct Service {
     /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
     /// for Swift's cooperative pool.
     private static func returnFreedMemoryWhenIdle(renderPool: BlockingPool) {
-        let thread = Thread {
+        NamedThread.start("thumbd-trim") {
             System.runInBackground()
             var renders = renderPool.tasksFinished
             var idleTicks = Int.max
@@ -138,7 +138,5 @@ struct Service {
                 if (1...3).contains(idleTicks) { malloc_trim(0) }
             }
         }
-        thread.name = "thumbd-trim"
-        thread.start()
     }
 }

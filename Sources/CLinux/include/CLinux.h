@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <sys/epoll.h>
 #include <linux/openat2.h>
+#include <sys/prctl.h>
 
 // Linux's value; glibc shows it only under _GNU_SOURCE.
 #ifndef O_PATH
@@ -21,6 +22,12 @@
 static inline int clinux_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve) {
     struct open_how how = { .flags = flags, .mode = 0, .resolve = resolve };
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+}
+
+/// Names the calling thread (prctl(2) PR_SET_NAME, which Swift cannot call: it is variadic).
+/// The kernel keeps the first 15 bytes.
+static inline int clinux_set_thread_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
 #endif

@@ -32,15 +32,13 @@ public final class CacheUpkeep: Sendable {
         }
         startScan()
         hits.start()
-        let thread = Thread { [self] in
+        NamedThread.start("thumbd-upkeep") { [self] in
             System.runInBackground()
             while true {
                 keepUp()
                 Thread.sleep(forTimeInterval: 0.2)
             }
         }
-        thread.name = "thumbd-upkeep"
-        thread.start()
     }
 
     /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
@@ -63,7 +61,7 @@ public final class CacheUpkeep: Sendable {
     /// it. Later requests (a rebuild, a scan cut short) are taken up by the upkeep round.
     private func startScan() {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
-        let thread = Thread { [self] in
+        NamedThread.start("thumbd-scan") { [self] in
             System.runInBackground()
             do throws(ThumbError) {
                 try scan.run(fill: index.takeScanRequest())
@@ -72,7 +70,5 @@ public final class CacheUpkeep: Sendable {
             }
             scanning.withLock { $0 = false }
         }
-        thread.name = "thumbd-scan"
-        thread.start()
     }
 }

@@ -35,7 +35,7 @@ public final class HitLog: @unchecked Sendable {
 
     /// Reads the log on a thread of its own, every `interval` seconds, for the life of the process.
     public func start(interval: Double = 0.2) {
-        let thread = Thread { [self] in
+        NamedThread.start("thumbd-hits") { [self] in
             System.runInBackground()
             while true {
                 if !holdsLog() {
@@ -45,8 +45,6 @@ public final class HitLog: @unchecked Sendable {
                 if drain() == 0 { Thread.sleep(forTimeInterval: interval) }
             }
         }
-        thread.name = "thumbd-hits"
-        thread.start()
     }
 
     /// Reads everything appended since the last call and records it; returns the hits read.

@@ -17,10 +17,8 @@ public final class BlockingPool: @unchecked Sendable {
         self.name = name
         self.queueLimit = queueLimit
         for index in 0..<threads {
-            let thread = Thread { [self] in work() }
-            thread.name = "thumbd-\(name)-\(index)"
-            thread.stackSize = 8 << 20  // ImageMagick's decoders recurse deeper than the default
-            thread.start()
+            // ImageMagick's decoders recurse deeper than the default stack allows.
+            NamedThread.start("thumbd-\(name)-\(index)", stackSize: 8 << 20) { [self] in work() }
         }
     }
 

@@ -74,13 +74,11 @@ public final class FastCGIServer: Sendable {
         let finished = DispatchGroup()
         for index in 0..<settings.workers {
             finished.enter()
-            let thread = Thread { [self] in
+            // ImageMagick's decoders recurse deeper than the default stack allows.
+            NamedThread.start("thumbd-worker-\(index)", stackSize: 8 << 20) { [self] in
                 serve()
                 finished.leave()
             }
-            thread.name = "thumbd-worker-\(index)"
-            thread.stackSize = 8 << 20  // ImageMagick's decoders recurse deeper than the default
-            thread.start()
         }
         logger.info("listening", metadata: [
             "address": "\(settings.address)", "workers": "\(settings.workers)", "max_connections": "\(gate.maxConnections)",

@@ -42,9 +42,7 @@ public final class WarmRun: @unchecked Sendable {
         let askers = max(1, min(configuration.concurrency, paths.count))
         condition.withLock { self.askers = askers }
         for index in 0..<askers {
-            let thread = Thread { [self] in ask(onResult: onResult) }
-            thread.name = "thumbd-warm-\(index)"
-            thread.start()
+            NamedThread.start("thumbd-warm-\(index)") { [self] in ask(onResult: onResult) }
         }
         let (tally, startFailure) = condition.withLock {
             while self.askers > 0 { condition.wait() }
