@@ -55,20 +55,22 @@ public struct RequestPathParser: Sendable {
         return (afterSlash[..<slash], afterSlash[slash...])
     }
 
-    /// Options, then the source, after the signature (with its leading slash).
+    /// Options, then the source, after the signature (with its leading slash). Split on bytes, as
+    /// imgproxy splits: a `/` or `:` followed by a combining mark still separates, and no grapheme
+    /// needs finding on a path every miss parses.
     private func parse(signedPath: String) throws(ThumbError) -> ThumbnailRequest {
-        let segments = signedPath.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
+        let segments = signedPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map(Substring.init)
         var processing = try options.initialOptions()
         let sourceStart: Int
         if options.onlyPresets {
             // imgproxy's presets-only URLs: `/{signature}/{preset}:{preset}/{source}`.
             guard let first = segments.first else { throw .badRequest("missing presets and source") }
-            try options.applyPresets(first.split(separator: ":", omittingEmptySubsequences: false).map(String.init),
-                                     to: &processing)
+            try options.applyPresets(URLOption.fields(of: first), to: &processing)
             sourceStart = 1
         } else {
             // imgproxy's rule: options are the leading segments with a colon; the source begins after.
-            sourceStart = segments.firstIndex { !$0.contains(":") } ?? segments.endIndex
+            sourceStart = segments.firstIndex { !$0.utf8.contains(UInt8(ascii: ":")) } ?? segments.endIndex
             for segment in segments[..<sourceStart] {
                 guard let option = URLOption(segment: segment) else { continue }
                 try options.apply(option, to: &processing)

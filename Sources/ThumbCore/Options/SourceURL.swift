@@ -41,9 +41,9 @@ public struct SourceURL: Sendable, Hashable {
         var body = Substring(text)
         var ext: Substring?
         // An `@` followed by a path is userinfo or a path character, not the extension marker.
-        if let at = text.lastIndex(of: "@"), !text[at...].contains("/") {
+        if let at = text.utf8.lastIndex(of: UInt8(ascii: "@")), !text.utf8[at...].contains(UInt8(ascii: "/")) {
             body = text[..<at]
-            ext = text[text.index(after: at)...]
+            ext = text[text.utf8.index(after: at)...]
         }
         guard let bytes = PercentDecoding.decode(body.utf8), let decoded = String(validating: bytes, as: UTF8.self) else {
             throw .badRequest("invalid percent-encoding in plain source URL")
@@ -54,9 +54,9 @@ public struct SourceURL: Sendable, Hashable {
     private static func splitEncoded(_ text: String) throws(ThumbError) -> (String, Substring?) {
         var body = Substring(text)
         var ext: Substring?
-        if let dot = text.lastIndex(of: ".") {
+        if let dot = text.utf8.lastIndex(of: UInt8(ascii: ".")) {
             body = text[..<dot]
-            ext = text[text.index(after: dot)...]
+            ext = text[text.utf8.index(after: dot)...]
         }
         guard let decoded = Base64URL.decode(body), let url = String(bytes: decoded, encoding: .utf8) else {
             throw .badRequest("source is neither plain/... nor valid base64url")

@@ -11,10 +11,15 @@ public struct URLOption: Sendable, Hashable, CustomStringConvertible {
     /// nil when the segment has no colon: by imgproxy's rule such a segment is not an option but
     /// the first segment of the source.
     public init?(segment: Substring) {
-        let parts = segment.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count > 1 else { return nil }
-        name = String(parts[0])
-        arguments = parts.dropFirst().map(String.init)
+        let fields = Self.fields(of: segment)
+        guard fields.count > 1 else { return nil }
+        name = fields[0]
+        arguments = Array(fields.dropFirst())
+    }
+
+    /// A segment's `:`-separated fields, split on bytes as imgproxy splits them.
+    static func fields(of segment: Substring) -> [String] {
+        segment.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).map { String(Substring($0)) }
     }
 
     public var description: String { ([name] + arguments).joined(separator: ":") }
