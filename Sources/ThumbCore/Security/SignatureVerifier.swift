@@ -8,10 +8,16 @@ public struct SignatureVerifier: Sendable {
     public struct KeyPair: Sendable {
         public let key: [UInt8]
         public let salt: [UInt8]
+        /// HMAC with the key set up and the salt taken in, once: each request adds its path to a
+        /// copy. Shared safely: swift-crypto's digest state is copy-on-write (isKnownUniquelyReferenced).
+        nonisolated(unsafe) let salted: HMAC<SHA256>
 
         public init(key: [UInt8], salt: [UInt8]) {
             self.key = key
             self.salt = salt
+            var mac = HMAC<SHA256>(key: SymmetricKey(data: key))
+            mac.update(data: salt)
+            salted = mac
         }
     }
 
@@ -47,8 +53,7 @@ public struct SignatureVerifier: Sendable {
     /// Over the path's bytes as the client sent them: two paths that differ in any byte (one
     /// that is not UTF-8 included) never share a signature.
     public func signature(for path: [UInt8], with pair: KeyPair) -> String {
-        var mac = HMAC<SHA256>(key: SymmetricKey(data: pair.key))
-        mac.update(data: pair.salt)
+        var mac = pair.salted
         mac.update(data: path)
         return Base64URL.encode(Array(mac.finalize()).prefix(size))
     }
