@@ -52,11 +52,12 @@ public struct CachePath: Sendable, Hashable {
         }
     }
 
-    /// Every place a thumbnail for this URI may be for this client, as nginx would look: a
-    /// negotiating client's variant only, else one per format.
-    public static func candidates(documentURI: String, naming: Naming = .shared, negotiated: ImageFormat? = nil) -> [CachePath] {
-        if naming == .negotiated, let negotiated {
-            return [CachePath(documentURI: documentURI, format: negotiated, naming: .negotiated)]
+    /// Every place a thumbnail for this URI may be for this client, as nginx would look: with the
+    /// output format known (named by the URL or negotiated), the one file of that format; else
+    /// one per format, since the source's format decides.
+    public static func candidates(documentURI: String, naming: Naming = .shared, format: ImageFormat? = nil) -> [CachePath] {
+        if let format {
+            return [CachePath(documentURI: documentURI, format: format, naming: naming)]
         }
         return probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: naming) }
     }

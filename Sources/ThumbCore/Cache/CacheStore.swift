@@ -16,8 +16,8 @@ public struct CacheStore: Sendable {
     public func absolute(_ path: CachePath) -> String { root + path.relative }
 
     /// The thumbnail already stored for this URI, if any, looked up as nginx would.
-    public func existing(documentURI: String, naming: CachePath.Naming = .shared, negotiated: ImageFormat? = nil) -> CachePath? {
-        CachePath.candidates(documentURI: documentURI, naming: naming, negotiated: negotiated)
+    public func existing(documentURI: String, naming: CachePath.Naming = .shared, format: ImageFormat? = nil) -> CachePath? {
+        CachePath.candidates(documentURI: documentURI, naming: naming, format: format)
             .first { FileSystem.isRegularFile(absolute($0)) }
     }
 

@@ -91,7 +91,8 @@ public struct ThumbnailPipeline: Sendable {
         }
         let bytes: [UInt8]
         let format: ImageFormat
-        if let passed = source.format.asOutput, options.skipProcessing.contains(passed) {
+        // Skipped only when the source is already in the format asked for, as imgproxy does.
+        if let passed = source.format.asOutput, options.skipProcessing.contains(passed), (options.format ?? passed) == passed {
             (bytes, format) = (source.bytes, passed)
         } else {
             metrics.increment(.renders)

@@ -99,8 +99,7 @@ public struct RequestHandler: Sendable {
             }
             let request = parsed.negotiating(negotiation, accept: incoming.accept)
             // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
-            if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming,
-                                           negotiated: request.negotiated ? request.options.format : nil) {
+            if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming, format: request.options.format) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
                 return .answered(storedAnswer(stored, made: false, for: request), .stored)

@@ -93,4 +93,11 @@ struct ResponseOptionTests {
         // a JPEG source is not in the list: it is processed
         #expect(try ImageProbe(try stack.get("/insecure/w:50/skp:png/plain/\(origin.url("/cat.jpg"))").body).width == 50)
     }
+
+    /// imgproxy skips only when the source is already in the format asked for: a PNG source with
+    /// `@webp` is made into a WebP, as the same URL without `skp` would be (they share one job).
+    @Test func skipProcessingNeverChangesTheFormatAskedFor() throws {
+        let image = try ImageProbe(try stack.get("/insecure/w:50/skp:png/plain/\(origin.url("/dog.png"))@webp").body)
+        #expect((image.format, image.width, image.height) == ("WEBP", 50, 25))
+    }
 }

@@ -92,6 +92,8 @@ struct CachePathTests {
         #expect(CachePath.candidates(documentURI: "/x/a.png").map(\.relative)
             == ["/x/a.png.jpg", "/x/a.png", "/x/a.png.webp", "/x/a.png.gif", "/x/a.png.avif"])
         #expect(CachePath.candidates(documentURI: Self.longURI).allSatisfy { !$0.isServedByNginx })
+        // A format the URL names leaves one place to look
+        #expect(CachePath.candidates(documentURI: "/x/a@webp", format: .webp).map(\.relative) == ["/x/a@webp.webp"])
     }
 
     @Test func aNegotiableURLsRenditionsAllVaryAndNoneIsAnotherClientsFallback() {
@@ -99,7 +101,7 @@ struct CachePathTests {
         #expect(CachePath(documentURI: "/x/a", format: .png, naming: .suffixed).relative == "/x/a.auto.none.png")
         #expect(CachePath(documentURI: "/x/a", format: .webp, naming: .negotiated).relative == "/x/a.auto.webp")
         // A negotiating client is offered its variant only, never the plain rendition
-        #expect(CachePath.candidates(documentURI: "/x/a", naming: .negotiated, negotiated: .webp).map(\.relative)
+        #expect(CachePath.candidates(documentURI: "/x/a", naming: .negotiated, format: .webp).map(\.relative)
             == ["/x/a.auto.webp"])
         #expect(CachePath.candidates(documentURI: "/x/a", naming: .suffixed).map(\.relative).first == "/x/a.auto.none.jpg")
     }
