@@ -48,17 +48,14 @@ public struct RequestHandler: Sendable {
             metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
             reply(response)
         }
-        let handler = self
-        let timer = Task.detached {
-            try await Task.sleep(nanoseconds: UInt64(handler.deadline * 1_000_000_000))
-            Self.replies.async {
-                // A job that ended in the same instant answered already: not a 504.
-                if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
-            }
+        // A timer on the reply queue, not a task that sleeps: every miss and every waiter of a
+        // job pays for it. Once the job has answered, it finds nothing left to send.
+        Self.replies.asyncAfter(deadline: .now() + deadline) {
+            if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
         }
+        let handler = self
         Task.detached {
             let outcome = await handler.pipeline.thumbnail(for: request, documentURI: incoming.documentURI)
-            timer.cancel()
             // Linking a second spelling touches the disk and the reply writes to nginx: both
             // happen off Swift's cooperative pool.
             Self.replies.async {
