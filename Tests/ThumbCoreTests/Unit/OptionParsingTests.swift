@@ -213,4 +213,18 @@ struct OptionParsingTests {
             try parser.parse(rawPath: "/insecure/g:north/plain/http://h/a.jpg")
         }
     }
+
+    /// Segments and fields split on bytes, as imgproxy's Go code splits them: a `:` that a
+    /// combining mark follows is still a separator (as one Character it would not be), so the
+    /// segment is an option with a bad argument, not the start of the source.
+    @Test func separatorsAreBytesNotCharacters() throws {
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+
+        #expect(URLOption(segment: "w:\u{301}10") == URLOption(name: "w", arguments: ["\u{301}10"]))
+        #expect(throws: ThumbError.self) {
+            try parser.parse(rawPath: "/insecure/w:\u{301}10/plain/http://h/a.jpg")
+        }
+        #expect(try parser.parse(rawPath: "/insecure/w:10/plain/http://h/a\u{301}/\u{301}b.jpg").sourceURL
+            == "http://h/a\u{301}/\u{301}b.jpg")
+    }
 }
