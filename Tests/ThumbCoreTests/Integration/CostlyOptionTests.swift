@@ -22,7 +22,7 @@ struct CostlyOptionTests {
         // Given a 1600 x 1200 photo, red on the left, blue on the right, and a white watermark
         let origin = try TestOrigin()
         origin.serve("/photo.jpg", .image(TestImages.halves(width: 1600, height: 1200, format: .jpeg)))
-        let mark = NSTemporaryDirectory() + "thumbd-mark-\(getpid()).png"
+        let mark = NSTemporaryDirectory() + "thumbd-mark-\(UUID().uuidString).png"
         try Data(TestImages.draw("xc:white", width: 40, height: 20, format: .png)).write(to: URL(fileURLWithPath: mark))
         defer { try? FileManager.default.removeItem(atPath: mark) }
         let stack = try TestStack(environment: ["THUMBD_WATERMARK_PATH": mark])

@@ -22,7 +22,7 @@ struct RequestPathIntegrityTests {
         // Given a white photo, a blue watermark configured, and a path whose cachebuster hides
         // `/wm:1:ce` behind escapes: nginx decodes it to a path that asks for the watermark
         let white = TestImages.draw("xc:white", width: 200, height: 100, format: .jpeg)
-        let mark = NSTemporaryDirectory() + "thumbd-mark-\(getpid()).png"
+        let mark = NSTemporaryDirectory() + "thumbd-mark-\(UUID().uuidString).png"
         try Data(TestImages.draw("xc:blue", width: 60, height: 40, format: .png)).write(to: URL(fileURLWithPath: mark))
         defer { try? FileManager.default.removeItem(atPath: mark) }
 

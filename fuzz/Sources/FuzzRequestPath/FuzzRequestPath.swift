@@ -16,7 +16,7 @@ func fuzzRequestPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         let negotiated = request.negotiating(FormatNegotiation(webp: true, avif: true), accept: "image/avif,image/webp")
         for request in [request, negotiated] {
             _ = CachePath.candidates(documentURI: documentURI ?? requestURI, naming: request.naming,
-                                     negotiated: request.options.format)
+                                     format: request.options.format)
         }
     }
     checkSignatureRoundTrip(requestURI)
