@@ -133,6 +133,7 @@ def markdown(results, commands):
             f"{cell([s['single_ms'] for s in storms], digits=0)} | "
             f"{' / '.join(str(s['origin_requests']) for s in storms)} | "
             f"{'not counted' if None in renders else ' / '.join(map(str, renders))} |")
+    out("\nEach client is one transfer of a single curl (`curl --parallel --parallel-immediate`), on the same machine as the servers. `bench/storm` says where thumbd's storm time goes: the CPU of each process per storm (the render, the rest of thumbd, nginx, the client) and their sum over the cores, a floor under the time to the last answer.")
     out("\n## Targets (issue 8), as ratios from this run\n")
     for line in targets(results):
         out(f"- {line}")
