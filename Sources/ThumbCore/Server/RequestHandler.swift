@@ -11,6 +11,7 @@ public struct RequestHandler: Sendable {
     public let pipeline: ThumbnailPipeline
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
+    private let deadlines: MissDeadlines
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
@@ -23,6 +24,7 @@ public struct RequestHandler: Sendable {
         self.negotiation = negotiation
         self.pipeline = pipeline
         self.deadline = deadline
+        deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
     }
 
@@ -48,9 +50,8 @@ public struct RequestHandler: Sendable {
             metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
             reply(response)
         }
-        // A timer on the reply queue, not a task that sleeps: every miss and every waiter of a
-        // job pays for it. Once the job has answered, it finds nothing left to send.
-        Self.replies.asyncAfter(deadline: .now() + deadline) {
+        // Once the job has answered, the deadline finds nothing left to send.
+        deadlines.add {
             if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
         }
         let handler = self
