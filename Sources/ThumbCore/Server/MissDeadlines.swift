@@ -1,15 +1,42 @@
-import Foundation
+import Dispatch
+import Synchronization
 
 /// The deadlines of misses waiting for their jobs, kept by one thread. Every miss waits the same
 /// time, so deadlines fall due in the order they were set: a queue and a thread that sleeps until
 /// the oldest replace a dispatch timer per miss. Those timers woke libdispatch's manager thread
 /// and reprogrammed its timerfd for each of a storm's 200 waiters.
-final class MissDeadlines: @unchecked Sendable {
+///
+/// The thread waits on a semaphore with dispatch time, holding no lock. An NSCondition with
+/// `ContinuousClock` spun here in release builds: the optimizer may compute `ContinuousClock.now`
+/// once for the whole loop, so a deadline stayed a few microseconds away for ever, and the
+/// thread held the lock the workers needed.
+final class MissDeadlines: Sendable {
+    private struct Queue {
+        /// Oldest first from `start`; what is before `start` has fallen due.
+        var entries: [(due: DispatchTime, expire: @Sendable () -> Void)] = []
+        var start = 0
+
+        var isEmpty: Bool { start == entries.count }
+
+        mutating func removeFirst() {
+            start += 1
+            if start >= 1024 && start * 2 >= entries.count {
+                entries.removeFirst(start)
+                start = 0
+            }
+        }
+    }
+
+    private enum Next {
+        case sleep
+        case wait(until: DispatchTime)
+        case expire(@Sendable () -> Void)
+    }
+
     private let seconds: Double
-    private let condition = NSCondition()
-    /// Oldest first from `start`; what is before `start` has fallen due.
-    private var pending: [(due: ContinuousClock.Instant, expire: @Sendable () -> Void)] = []
-    private var start = 0
+    private let queue = Mutex(Queue())
+    /// Signalled when the queue stops being empty.
+    private let added = DispatchSemaphore(value: 0)
 
     init(seconds: Double) {
         self.seconds = seconds
@@ -19,36 +46,29 @@ final class MissDeadlines: @unchecked Sendable {
     /// Calls `expire` on the deadlines' thread once the deadline has passed. It runs whether or
     /// not the miss was answered meanwhile, so it must do nothing in that case, and be quick.
     func add(_ expire: @escaping @Sendable () -> Void) {
-        condition.lock()
-        pending.append((.now + .seconds(seconds), expire))
-        // Only a thread that sleeps with nothing to wait for needs waking: any other entry is due first.
-        if pending.count - start == 1 { condition.signal() }
-        condition.unlock()
+        let due = DispatchTime.now() + seconds
+        let wasEmpty = queue.withLock { queue in
+            defer { queue.entries.append((due, expire)) }
+            return queue.isEmpty
+        }
+        // Any other entry falls due first, and the thread waits for that one.
+        if wasEmpty { added.signal() }
     }
 
     private func expireForever() {
-        condition.lock()
         while true {
-            guard start < pending.count else {
-                condition.wait()
-                continue
+            let next = queue.withLock { queue -> Next in
+                guard !queue.isEmpty else { return .sleep }
+                let oldest = queue.entries[queue.start]
+                guard oldest.due <= DispatchTime.now() else { return .wait(until: oldest.due) }
+                queue.removeFirst()
+                return .expire(oldest.expire)
             }
-            let remaining = pending[start].due - .now
-            guard remaining <= .zero else {
-                // At most a second at a time: the wall clock the wait uses may be set back.
-                let (whole, fraction) = remaining.components
-                _ = condition.wait(until: Date(timeIntervalSinceNow: min(1, Double(whole) + Double(fraction) / 1e18)))
-                continue
+            switch next {
+            case .sleep: added.wait()
+            case .wait(let due): _ = added.wait(timeout: due)
+            case .expire(let expire): expire()
             }
-            let expire = pending[start].expire
-            start += 1
-            if start >= 1024 && start * 2 >= pending.count {
-                pending.removeFirst(start)
-                start = 0
-            }
-            condition.unlock()
-            expire()
-            condition.lock()
         }
     }
 }
