@@ -8,7 +8,7 @@ bad signatures, malformed options, unknown sources, and the misbehaving origin (
 a byte a second, a reset mid-body, an endless body, a redirect loop, an HTML page, a 500). Each
 request has the statuses it may get (503 always: a full queue is the design's answer to load).
 Passes when no answer is outside its set, no temp file is left, `thumbd cache verify` agrees,
-and (runs of 3 minutes or more) RSS and descriptors are flat after the first minute: RSS grows
+thumbd rests once everything is answered (under 0.3 s of CPU in 3 idle seconds), and (runs of 3 minutes or more) RSS and descriptors are flat after the first minute: RSS grows
 by less than 2 MiB a minute, and the fewest descriptors open in the last minute are no more
 than in the second plus 8 (how many are open at an instant follows the requests in flight; a
 leak raises the floor).
@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from compare import KEY, SALT, Origin, free_port, signed  # noqa: E402
+from compare import KEY, SALT, Origin, cpu_seconds, free_port, signed  # noqa: E402
 from stack import Stack, get, parse_arguments, photo_names  # noqa: E402
 
 
@@ -201,6 +201,10 @@ def main():
             time.sleep(0.01)
     sampler.stop()
     time.sleep(1)
+    # Once answered, thumbd rests: a thread that spins (one did, waiting for deadlines) shows here.
+    idle_before = cpu_seconds([stack.thumbd.pid])
+    time.sleep(3)
+    idle_cpu = cpu_seconds([stack.thumbd.pid]) - idle_before
     temps = glob.glob(f"{stack.cache}/**/.thumbd-tmp-*", recursive=True)
     verify = stack.cache_command("verify")
     stack.stop()
@@ -213,7 +217,7 @@ def main():
         print(f"  {name:18} {status}: {count}")
     first, last = sampler.samples[0], sampler.samples[-1]
     print(f"  thumbd RSS {first[1] // 1024} -> {last[1] // 1024} MiB, descriptors {first[2]} -> {last[2]}, "
-          f"threads {first[3]} -> {last[3]} ({len(sampler.samples)} samples)")
+          f"threads {first[3]} -> {last[3]} ({len(sampler.samples)} samples); CPU idle afterwards {idle_cpu:.2f} s in 3 s")
     rss_slope, fd_slope = sampler.slope(1), sampler.slope(2)
     fd_floors = (sampler.floor(2, 60, 120), sampler.floor(2, arguments.seconds - 60, arguments.seconds))
     if rss_slope is not None:
@@ -222,6 +226,8 @@ def main():
     failures = [f"{len(outside)} answers outside their expected statuses, e.g. {outside[:3]}"] if outside else []
     if temps:
         failures.append(f"temp files left: {temps[:3]}")
+    if idle_cpu > 0.3:
+        failures.append(f"thumbd used {idle_cpu:.2f} s of CPU in 3 s with nothing to do")
     if verify.returncode != 0:
         failures.append(f"cache verify: {verify.stdout}{verify.stderr}")
     if arguments.seconds >= 180 and rss_slope is not None and (rss_slope > 2048 or fd_floors[1] > fd_floors[0] + 8):
