@@ -12,6 +12,7 @@ public struct RequestHandler: Sendable {
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
+    private let recentParses = RecentParses()
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
@@ -87,7 +88,9 @@ public struct RequestHandler: Sendable {
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
-            let parsed = try parser.parse(requestURI: incoming.requestURI)
+            let parsed = try recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
+                try parser.parse(requestURI: uri)
+            }
             try allowedSources.check(parsed.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
