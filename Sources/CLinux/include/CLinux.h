@@ -24,6 +24,13 @@ static inline int clinux_openat2(int dirfd, const char *path, uint64_t flags, ui
     return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
 }
 
+/// accept4(2) with SOCK_CLOEXEC: accept and close-on-exec in one call (glibc declares accept4
+/// only under _GNU_SOURCE, and sys/socket.h here would take its names from Swift's Glibc).
+/// Linux gives SOCK_CLOEXEC the value of O_CLOEXEC.
+static inline int clinux_accept_cloexec(int socket) {
+    return (int)syscall(SYS_accept4, socket, (void *)0, (void *)0, O_CLOEXEC);
+}
+
 /// Names the calling thread (prctl(2) PR_SET_NAME, which Swift cannot call: it is variadic).
 /// The kernel keeps the first 15 bytes.
 static inline int clinux_set_thread_name(const char *name) {

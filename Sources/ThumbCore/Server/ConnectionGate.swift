@@ -108,7 +108,7 @@ final class ConnectionGate: Sendable {
                         failure = .internalFailure("the listening socket was shut down")
                         break
                     }
-                    switch acceptAll(into: &waiting) {
+                    switch acceptAll(into: &waiting, peeked: &peeked) {
                     case .drained:
                         if acceptFailures.end() { logger.notice("accepting again") }
                     case .outOfResources(let code):
@@ -138,9 +138,9 @@ final class ConnectionGate: Sendable {
         case failed(Int32)
     }
 
-    private func acceptAll(into waiting: inout Waiting) -> AcceptResult {
+    private func acceptAll(into waiting: inout Waiting, peeked: inout [UInt8]) -> AcceptResult {
         while openConnections < maxConnections {
-            let descriptor = accept(listening, nil, nil)
+            let descriptor = clinux_accept_cloexec(listening)
             guard descriptor >= 0 else {
                 switch errno {
                 case EAGAIN, EWOULDBLOCK: return .drained
@@ -151,10 +151,18 @@ final class ConnectionGate: Sendable {
                 }
             }
             open.add(1, ordering: .relaxed)
-            _ = Self.closeOnExec(descriptor)
             limitBlockingTime(descriptor)
-            watch(descriptor, EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
-            waiting.add(descriptor, deadline: .now + paramsTimeout)
+            // nginx writes the head as it connects: by now it has mostly arrived whole, and the
+            // connection goes to a worker without being watched at all.
+            switch peekHead(descriptor, hungUp: false, peeked: &peeked) {
+            case .complete?:
+                ready.put(descriptor)
+            case .invalid(let why)?:
+                refuse(descriptor, why)
+            case .incomplete?, nil:
+                watch(descriptor, EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
+                waiting.add(descriptor, deadline: .now + paramsTimeout)
+            }
         }
         return .drained
     }
@@ -163,10 +171,8 @@ final class ConnectionGate: Sendable {
     /// libfcgi to read once the head is whole.
     private func inspect(_ descriptor: Int32, events: UInt32, in waiting: inout Waiting, peeked: inout [UInt8]) {
         guard waiting.contains(descriptor) else { return }
-        let count = recv(descriptor, &peeked, peeked.count, Int32(MSG_PEEK | MSG_DONTWAIT))
         let hungUp = events & (EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
-        if count < 0 && (errno == EAGAIN || errno == EINTR) && !hungUp { return }
-        let head = count > 0 ? FastCGIHead(peeked.prefix(count)) : .invalid("closed before its request")
+        guard let head = peekHead(descriptor, hungUp: hungUp, peeked: &peeked) else { return }
         switch head {
         case .complete:
             waiting.remove(descriptor)
@@ -174,11 +180,26 @@ final class ConnectionGate: Sendable {
             ready.put(descriptor)
         case .incomplete where !hungUp:
             break
-        case .incomplete, .invalid:
+        case .incomplete:
             waiting.remove(descriptor)
-            if case .invalid(let why) = head { logger.debug("closed a connection", metadata: ["reason": "\(why)"]) }
             drop(descriptor)
+        case .invalid(let why):
+            waiting.remove(descriptor)
+            refuse(descriptor, why)
         }
+    }
+
+    /// The head as far as it has arrived, peeked: the bytes stay queued for libfcgi. nil while
+    /// nothing has arrived and the connection is still open.
+    private func peekHead(_ descriptor: Int32, hungUp: Bool, peeked: inout [UInt8]) -> FastCGIHead? {
+        let count = recv(descriptor, &peeked, peeked.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count < 0 && (errno == EAGAIN || errno == EINTR) && !hungUp { return nil }
+        return count > 0 ? FastCGIHead(peeked.prefix(count)) : .invalid("closed before its request")
+    }
+
+    private func refuse(_ descriptor: Int32, _ why: String) {
+        logger.debug("closed a connection", metadata: ["reason": "\(why)"])
+        drop(descriptor)
     }
 
     private func drop(_ descriptor: Int32) {
