@@ -28,11 +28,13 @@ public struct ThumbnailPipeline: Sendable {
         self.fallback = fallback
     }
 
-    /// The outcome of the job for `request`, started if none is under way. The job goes on when
-    /// the caller stops waiting, so a late thumbnail still fills the cache for the next client.
-    public func thumbnail(for request: ThumbnailRequest, documentURI: String) async -> JobOutcome {
+    /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
+    /// coalescer calls its waiters. The job goes on whether or not anyone still waits, so a late
+    /// thumbnail still fills the cache for the next client.
+    public func join(_ request: ThumbnailRequest, documentURI: String,
+                     waiter: @escaping ThumbnailCoalescer.Waiter) async {
         let pipeline = self
-        return await coalescer.outcome(for: request.key) { previous in
+        await coalescer.join(request.key, waiter: waiter) { previous in
             let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
             let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
             return (outcome, receipt)

@@ -57,18 +57,13 @@ public struct RequestHandler: Sendable {
         }
         let handler = self
         Task.detached {
-            let outcome = await handler.pipeline.thumbnail(for: request, documentURI: incoming.documentURI)
-            // Linking a second spelling touches the disk and the reply writes to nginx: both
-            // happen off Swift's cooperative pool.
-            Self.replies.async {
+            // The answer links a second spelling (disk) and is written to nginx: on the thread the
+            // coalescer hands the job's outcome to its waiters on, not in a task.
+            await handler.pipeline.join(request, documentURI: incoming.documentURI) { outcome in
                 once.send(handler.answer(outcome, for: request, incoming: incoming))
             }
         }
     }
-
-    /// Where finished jobs' answers are written from: threads of its own, never the
-    /// cooperative pool.
-    private static let replies = DispatchQueue(label: "thumbd-replies", attributes: .concurrent)
 
     private enum Prepared {
         /// With the outcome a thumbnail request's duration is recorded under.

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 @testable import ThumbCore
@@ -53,6 +54,58 @@ struct CoalescerTests {
         #expect(await coalescer.jobsStarted == 1)
         #expect(await coalescer.requestsJoined == 49)
         #expect(outcomes == Array(repeating: 42, count: 50))
+    }
+
+    @Test func waitersThatJoinGetTheOutcomeTogetherOnOneThread() async {
+        // Given a job that does not finish until told, and 50 waiters that are callbacks
+        let coalescer = StringCoalescer()
+        let starts = Jobs<Int>()
+        let answers = Mutex<[(outcome: Int, thread: pthread_t)]>([])
+        for _ in 0..<50 {
+            await coalescer.join("k", waiter: { outcome in answers.withLock { $0.append((outcome, pthread_self())) } },
+                                 job: starts.job("k"))
+        }
+
+        // When the job ends
+        starts.finish("k", with: 7, receipt: nil)
+        while answers.withLock({ $0.count }) < 50 { try? await Task.sleep(for: .milliseconds(1)) }
+
+        // Then one job ran, and every waiter got its outcome, all on one thread, one after another
+        let received = answers.withLock { $0 }
+        #expect(starts.count == 1)
+        #expect(received.allSatisfy { $0.outcome == 7 })
+        #expect(received.allSatisfy { pthread_equal($0.thread, received[0].thread) != 0 })
+    }
+
+    @Test func aWaiterThatBlocksHoldsUpNoOtherJob() async throws {
+        // Given a job whose one waiter blocks (as a slow write would) once it has the outcome,
+        // until released, at the latest after 30 s
+        let coalescer = StringCoalescer()
+        let starts = Jobs<Int>()
+        let blocked = Atomic(false)
+        let release = DispatchSemaphore(value: 0)
+        let released = Atomic(false)
+        await coalescer.join("slow", waiter: { _ in
+            blocked.store(true, ordering: .relaxed)
+            release.wait()
+        }, job: starts.job("slow"))
+        starts.finish("slow", with: 1, receipt: nil)
+        while !blocked.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            released.store(true, ordering: .relaxed)
+            release.signal()
+        }
+
+        // When another key's job runs meanwhile
+        async let other = coalescer.outcome(for: "other", job: starts.job("other"))
+        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        starts.finish("other", with: 2, receipt: nil)
+
+        // Then it ends and is answered while the first waiter is still blocked
+        #expect(await other == 2)
+        let waitedForTheBlockedWaiter = released.load(ordering: .relaxed)
+        #expect(!waitedForTheBlockedWaiter)
+        if !waitedForTheBlockedWaiter { release.signal() }
     }
 
     @Test func theNextJobForAKeyGetsTheLastReceipt() async {
