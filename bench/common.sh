@@ -1,4 +1,5 @@
-# Shared by bench/soak, bench/crash and bench/flood: the photos and a release thumbd. Sourced.
+# Shared by bench/run, bench/storm, bench/soak, bench/crash and bench/flood: the photos, a release
+# thumbd and the storm client. Sourced.
 source deploy/common.sh
 
 # Sets $work (THUMBD_BENCH_DIR, default /tmp/thumbd-bench, with the photos in $work/photos) and
@@ -13,4 +14,13 @@ prepare_release_thumbd() {
     chmod -R a+rX "$work/photos"
     swift build -c release --product thumbd >&2
     thumbd="$(swift build -c release --show-bin-path)/thumbd"
+}
+
+# Sets $storm_client: bench/storm-client.c, compiled now (by the C compiler that came with Swift
+# when the machine has no other).
+build_storm_client() {
+    local compiler
+    compiler=$(command -v cc || command -v clang) || { echo "bench: no C compiler" >&2; exit 1; }
+    storm_client=$work/storm-client
+    "$compiler" -O2 -Wall -Werror -o "$storm_client" bench/storm-client.c
 }

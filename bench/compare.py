@@ -20,6 +20,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +31,8 @@ import urllib.request
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 WIDTH, HEIGHT, QUALITY = 300, 200, 80
+# Cold requests alone before each storm; the storm is compared with their median.
+SINGLES = 5
 FORMATS = {"jpg": "JPEG q80", "webp": "WebP q80"}
 IMAGE_FILTER_MODULE = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 KEY = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
@@ -346,20 +349,11 @@ def load(urls, concurrency, header=None):
     return json.loads(answer.stdout)
 
 
-def curl_storm(url, clients, work):
-    """CLIENTS requests for one URL opened at once by one curl (event-driven, so the client
-    itself does not stagger them); the time to the last answer is the slowest transfer's."""
-    config = f"{work}/storm.curl"
-    with open(config, "w") as out:
-        out.write(f'url = "{url}"\noutput = "/dev/null"\n' * clients)
-    answer = subprocess.run(["curl", "--silent", "--parallel", "--parallel-immediate", "--parallel-max", str(clients),
-                             "--config", config, "--write-out", "%{http_code} %{time_total}\n"],
-                            capture_output=True, text=True, check=True)
-    answers = [line.split() for line in answer.stdout.splitlines()]
-    statuses = {}
-    for status, _ in answers:
-        statuses[status] = statuses.get(status, 0) + 1
-    return {"statuses": statuses, "max_ms": round(max(float(seconds) for _, seconds in answers) * 1000, 1)}
+def storm(client, url, clients):
+    """CLIENTS requests for one URL at once over connections opened first (bench/storm-client.c):
+    the answers' statuses, the time to the first and to the last whole answer, the client's CPU."""
+    answer = subprocess.run([client, url, str(clients)], capture_output=True, text=True, check=True)
+    return json.loads(answer.stdout)
 
 
 def wrk(urls, seconds, work):
@@ -436,16 +430,21 @@ class Run:
         print(f"  {server.name:13} warm c32 {figures['per_second']:9.0f} req/s  p99 {figures['p99_ms']:6.2f} ms", flush=True)
 
     def storm(self, server, round_number, clients):
+        """One cold request alone, SINGLES times at fresh source paths (its time is their median: a
+        single render's time varies by a quarter here), then CLIENTS at once on a thumbnail nobody
+        asked for."""
         photo = self.photos[len(self.photos) // 2]
-        single_prefix, storm_prefix = f"r{round_number}-{server.name}-single", f"r{round_number}-{server.name}-storm"
-        single = curl_storm(server.url(single_prefix, photo, "jpg"), 1, self.work)
+        prefix = f"r{round_number}-{server.name}"
+        time.sleep(0.3)  # the last load's connections are closed
+        singles = [storm(self.arguments.storm_client, server.url(f"{prefix}-single{number}", photo, "jpg"), 1)
+                   for number in range(SINGLES)]
         renders = server.renders()
-        figures = curl_storm(server.url(storm_prefix, photo, "jpg"), clients, self.work)
-        figures["origin_requests"] = self.origin.requests(storm_prefix)
+        figures = storm(self.arguments.storm_client, server.url(f"{prefix}-storm", photo, "jpg"), clients)
+        figures["origin_requests"] = self.origin.requests(f"{prefix}-storm")
         figures["renders"] = None if renders is None else server.renders() - renders
-        figures["single_ms"] = single["max_ms"]
-        if figures["statuses"] != {"200": clients}:
-            sys.exit(f"compare.py: {server.name}'s storm: {figures['statuses']}")
+        figures["single_ms"] = statistics.median(single["max_ms"] for single in singles)
+        if figures["statuses"] != {"200": clients} or any(single["statuses"] != {"200": 1} for single in singles):
+            sys.exit(f"compare.py: {server.name}'s storm: {figures['statuses']}, singles {[s['statuses'] for s in singles]}")
         self.record("storm", server.name, clients, figures)
         print(f"  {server.name:13} storm {clients}: last answer {figures['max_ms']:7.1f} ms (one cold request"
               f" {figures['single_ms']:6.1f} ms), origin requests {figures['origin_requests']},"
@@ -557,4 +556,5 @@ if __name__ == "__main__":
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--results", required=True)
+    parser.add_argument("--storm-client", required=True, help="bench/storm-client.c, compiled")
     Run(parser.parse_args()).main()

@@ -133,7 +133,7 @@ def markdown(results, commands):
             f"{cell([s['single_ms'] for s in storms], digits=0)} | "
             f"{' / '.join(str(s['origin_requests']) for s in storms)} | "
             f"{'not counted' if None in renders else ' / '.join(map(str, renders))} |")
-    out("\nEach client is one transfer of a single curl (`curl --parallel --parallel-immediate`), on the same machine as the servers. `bench/storm` says where thumbd's storm time goes: the CPU of each process per storm (the render, the rest of thumbd, nginx, the client) and their sum over the cores, a floor under the time to the last answer.")
+    out("\nEach client is a keep-alive connection of bench/storm-client.c, opened before the storm, on the same machine as the servers; one cold request alone is the median of 5, each at a source path of its own. `bench/storm` says where thumbd's storm time goes: the CPU of each process per storm (the render, the rest of thumbd, nginx, the client) and their sum over the cores, a floor under the time to the last answer, beside the same storm by curl.")
     out("\n## Targets (issue 8), as ratios from this run\n")
     for line in targets(results):
         out(f"- {line}")
@@ -232,8 +232,12 @@ MISS for each, else the run stops (bench/load.py, one keep-alive connection per 
 once). CPU is user+sys of all of a server's processes (thumbd's includes its nginx) over the
 level; memory is the sum of their resident sets, sampled every 50 ms. Hits: wrk -t2 -c32 for 10 s
 over the last round's thumbnails (each server's own, already stored; no render may happen).
-Storm: 200 requests opened at once by one curl (`--parallel --parallel-immediate`) on a thumbnail
-nobody asked for, after one cold request alone of the same thumbnail at another source path."""
+Storm: 200 keep-alive connections opened first by bench/storm-client.c (C, one epoll loop), then a
+request on each at once for a thumbnail nobody asked for; the time from the first request to the
+last whole answer. Before it, 5 cold requests alone of the same thumbnail at other source paths, by
+the same client; their median is "one cold request alone". Until this run the storm was one curl
+opening 200 transfers at once (`--parallel --parallel-immediate`), each connecting inside the storm:
+curl's own CPU then came to more than thumbd's and nginx's together, on the same 2 cores."""
 
 
 def main():
