@@ -13,6 +13,9 @@ public struct RequestHandler: Sendable {
     public let deadline: Double
     private let deadlines: MissDeadlines
     private let recentParses = RecentParses()
+    /// Misses on their way to their jobs, taken in turn by one task. With a task of its own per
+    /// miss, a storm put 200 tasks in the executor's queue ahead of its job's own steps.
+    private let joins: AsyncStream<Join>.Continuation
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
@@ -27,6 +30,20 @@ public struct RequestHandler: Sendable {
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
+        let (stream, joins) = AsyncStream.makeStream(of: Join.self)
+        self.joins = joins
+        // Ends when the last copy of this handler is gone, and the stream with it.
+        Task.detached {
+            for await join in stream {
+                await pipeline.join(join.request, documentURI: join.documentURI, waiter: join.waiter)
+            }
+        }
+    }
+
+    private struct Join: Sendable {
+        let request: ThumbnailRequest
+        let documentURI: String
+        let waiter: ThumbnailPipeline.ThumbnailCoalescer.Waiter
     }
 
     private var store: CacheStore { pipeline.store }
@@ -56,13 +73,11 @@ public struct RequestHandler: Sendable {
             if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
         }
         let handler = self
-        Task.detached {
-            // The answer links a second spelling (disk) and is written to nginx: on the thread the
-            // coalescer hands the job's outcome to its waiters on, not in a task.
-            await handler.pipeline.join(request, documentURI: incoming.documentURI) { outcome in
-                once.send(handler.answer(outcome, for: request, incoming: incoming))
-            }
-        }
+        // The answer links a second spelling (disk) and is written to nginx: on the thread the
+        // coalescer hands the job's outcome to its waiters on, not in a task.
+        joins.yield(Join(request: request, documentURI: incoming.documentURI) { outcome in
+            once.send(handler.answer(outcome, for: request, incoming: incoming))
+        })
     }
 
     private enum Prepared {
