@@ -19,16 +19,14 @@ public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sen
     public typealias Job = @Sendable (Receipt?) async -> (outcome: Outcome, receipt: Receipt?)
 
     private var waiters: [Key: [Waiter]] = [:]
-    /// Receipts of recent jobs, oldest first in `recentOrder`, at most `recentCapacity`.
-    private var recent: [Key: Receipt] = [:]
-    private var recentOrder: [Key] = []
-    private let recentCapacity: Int
+    /// Receipts of the last jobs.
+    private var recent: RecentValues<Key, Receipt>
 
     public private(set) var jobsStarted = 0
     public private(set) var requestsJoined = 0
 
     public init(recentCapacity: Int = 10_000) {
-        self.recentCapacity = recentCapacity
+        recent = RecentValues(capacity: recentCapacity)
     }
 
     /// Waits for the outcome of the job for `key`. When no job is under way, `job` starts, outside
@@ -62,22 +60,11 @@ public actor Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receipt: Sen
     /// Ends the job: every waiter gets the same outcome, and the key is free for a new job.
     private func finish(_ key: Key, with outcome: Outcome, receipt: Receipt?) {
         let waiting = waiters.removeValue(forKey: key) ?? []
-        if let receipt { record(receipt, for: key) }
+        if let receipt { recent.keep(receipt, for: key) }
         DispatchQueue.global().async {
             for waiter in waiting {
                 waiter(outcome)
             }
-        }
-    }
-
-    private func record(_ receipt: Receipt, for key: Key) {
-        if recent.updateValue(receipt, forKey: key) == nil {
-            recentOrder.append(key)
-        }
-        if recentOrder.count > recentCapacity {
-            let evicted = recentOrder.prefix(recentOrder.count - recentCapacity)
-            for key in evicted { recent[key] = nil }
-            recentOrder.removeFirst(evicted.count)
         }
     }
 }

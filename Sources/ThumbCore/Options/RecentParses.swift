@@ -8,27 +8,10 @@ import Synchronization
 /// so a remembered request is the one parsing would give. Only successes are kept: the last
 /// `capacity` of them, the oldest going first.
 final class RecentParses: Sendable {
-    private struct Memory {
-        var requests: [[UInt8]: ThumbnailRequest] = [:]
-        /// The paths in the order they came; the next to go is at `oldest` once full.
-        var order: [[UInt8]] = []
-        var oldest = 0
-
-        mutating func keep(_ request: ThumbnailRequest, for path: [UInt8], capacity: Int) {
-            guard requests.updateValue(request, forKey: path) == nil else { return }
-            guard order.count == capacity else { return order.append(path) }
-            requests[order[oldest]] = nil
-            order[oldest] = path
-            oldest = (oldest + 1) % capacity
-        }
-    }
-
-    private let capacity: Int
-    private let memory = Mutex(Memory())
+    private let requests: Mutex<RecentValues<[UInt8], ThumbnailRequest>>
 
     init(capacity: Int = 256) {
-        precondition(capacity > 0)
-        self.capacity = capacity
+        requests = Mutex(RecentValues(capacity: capacity))
     }
 
     /// The request parsed from `requestURI`: remembered, or parsed now by `parse` (outside the
@@ -36,9 +19,9 @@ final class RecentParses: Sendable {
     func request(
         for requestURI: [UInt8], parse: ([UInt8]) throws(ThumbError) -> ThumbnailRequest
     ) throws(ThumbError) -> ThumbnailRequest {
-        if let known = memory.withLock({ $0.requests[requestURI] }) { return known }
+        if let known = requests.withLock({ $0[requestURI] }) { return known }
         let request = try parse(requestURI)
-        memory.withLock { $0.keep(request, for: requestURI, capacity: capacity) }
+        requests.withLock { $0.keep(request, for: requestURI) }
         return request
     }
 }
