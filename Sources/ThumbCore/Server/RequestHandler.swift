@@ -13,9 +13,7 @@ public struct RequestHandler: Sendable {
     public let deadline: Double
     private let deadlines: MissDeadlines
     private let recentParses = RecentParses()
-    /// Misses on their way to their jobs, taken in turn by one task. With a task of its own per
-    /// miss, a storm put 200 tasks in the executor's queue ahead of its job's own steps.
-    private let joins: AsyncStream<Join>.Continuation
+    private let joins: JoinQueue
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
@@ -30,20 +28,7 @@ public struct RequestHandler: Sendable {
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
-        let (stream, joins) = AsyncStream.makeStream(of: Join.self)
-        self.joins = joins
-        // Ends when the last copy of this handler is gone, and the stream with it.
-        Task.detached {
-            for await join in stream {
-                await pipeline.join(join.request, documentURI: join.documentURI, waiter: join.waiter)
-            }
-        }
-    }
-
-    private struct Join: Sendable {
-        let request: ThumbnailRequest
-        let documentURI: String
-        let waiter: ThumbnailPipeline.ThumbnailCoalescer.Waiter
+        joins = JoinQueue(pipeline: pipeline)
     }
 
     private var store: CacheStore { pipeline.store }
@@ -52,7 +37,7 @@ public struct RequestHandler: Sendable {
     /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
     /// error, the metrics, health) is answered at once on the calling worker thread; a miss hands
     /// `reply` to the job's completion (or to the deadline, whichever comes first) and returns, so
-    /// the worker goes back to accepting: a slow origin holds continuations, not threads.
+    /// the worker goes back to accepting: a slow origin holds callbacks, not threads.
     public func respond(to incoming: IncomingRequest, reply: @escaping @Sendable (OutgoingResponse) -> Void) {
         let started = ContinuousClock.now
         let metrics = self.metrics
@@ -75,9 +60,9 @@ public struct RequestHandler: Sendable {
         let handler = self
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
         // coalescer hands the job's outcome to its waiters on, not in a task.
-        joins.yield(Join(request: request, documentURI: incoming.documentURI) { outcome in
+        joins.add(request, documentURI: incoming.documentURI) { outcome in
             once.send(handler.answer(outcome, for: request, incoming: incoming))
-        })
+        }
     }
 
     private enum Prepared {
