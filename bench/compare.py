@@ -33,6 +33,7 @@ ROOT = os.path.dirname(BENCH)
 WIDTH, HEIGHT, QUALITY = 300, 200, 80
 # Cold requests alone before each storm; the storm is compared with their median.
 SINGLES = 5
+WARM_SLICES = 5  # of 2 s for each server in each hits round, taken in turn
 FORMATS = {"jpg": "JPEG q80", "webp": "WebP q80"}
 IMAGE_FILTER_MODULE = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 KEY = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
@@ -417,17 +418,29 @@ class Run:
         if problems:
             sys.exit(f"compare.py: {server.name}'s cold round is not {count} real misses: {', '.join(problems)}")
 
-    def warm(self, server, urls):
-        for url in urls:  # every URL must already be a stored thumbnail
-            urllib.request.urlopen(url).read()
-        renders = server.renders() if hasattr(server, "renders") else None
-        figures = wrk(urls, 2 if self.arguments.quick else 10, self.work)
-        if renders is not None and server.renders() != renders:
-            sys.exit(f"compare.py: {server.name} rendered during the warm run")
-        if figures["not_2xx"] or figures["errors"]:
-            sys.exit(f"compare.py: {server.name}'s warm run had failures: {figures}")
-        self.record("warm", server.name, "c32", figures)
-        print(f"  {server.name:13} warm c32 {figures['per_second']:9.0f} req/s  p99 {figures['p99_ms']:6.2f} ms", flush=True)
+    def warm(self, targets, slices, seconds):
+        """Hits for every (server, urls) in turn, SLICES times SECONDS each, so that each server meets
+        the same moments of this shared machine: its round's requests/s is all its requests over all
+        its slices' time, its p99 the median of its slices'."""
+        for server, urls in targets:
+            for url in urls:  # every URL must already be a stored thumbnail
+                urllib.request.urlopen(url).read()
+        renders = {server.name: server.renders() for server, _ in targets if hasattr(server, "renders")}
+        runs = {server.name: [] for server, _ in targets}
+        for _ in range(slices):
+            for server, urls in targets:
+                runs[server.name].append(wrk(urls, seconds, self.work))
+        for server, _ in targets:
+            if server.name in renders and server.renders() != renders[server.name]:
+                sys.exit(f"compare.py: {server.name} rendered during the warm run")
+            if any(run["not_2xx"] or run["errors"] for run in runs[server.name]):
+                sys.exit(f"compare.py: {server.name}'s warm run had failures: {runs[server.name]}")
+            requests = sum(run["requests"] for run in runs[server.name])
+            figures = {"per_second": requests / sum(run["requests"] / run["per_second"] for run in runs[server.name]),
+                       "p99_ms": statistics.median(run["p99_ms"] for run in runs[server.name]),
+                       "requests": requests, "slices": runs[server.name]}
+            self.record("warm", server.name, "c32", figures)
+            print(f"  {server.name:13} warm c32 {figures['per_second']:9.0f} req/s  p99 {figures['p99_ms']:6.2f} ms", flush=True)
 
     def storm(self, server, round_number, clients):
         """One cold request alone, SINGLES times at fresh source paths (its time is their median: a
@@ -499,13 +512,16 @@ class Run:
             static = None if quick else StaticCeiling(self.work, thumbd)
             for round_number in range(1, rounds + 1):
                 print(f"== round {round_number}: hits (wrk -t2 -c32)", flush=True)
+                targets = []
                 for server in servers + ([static] if static else []):
                     source = thumbd if server is static else server
                     prefix = f"r{rounds}-{source.name}-jpg-c{self.levels[-1]}"
                     urls = [source.url(prefix, photo, "jpg") for photo in self.photos]
                     if server is static:
                         urls = [static.base + thumbd.stored_path(url) for url in urls]
-                    self.warm(server, urls)
+                    targets.append((server, urls))
+                first = (round_number - 1) % len(targets)
+                self.warm(targets[first:] + targets[:first], 1 if quick else WARM_SLICES, 2)
             clients = 50 if quick else 200
             for round_number in range(1, rounds + 1):
                 print(f"== round {round_number}: {clients} clients at once on one cold thumbnail", flush=True)
