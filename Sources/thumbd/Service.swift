@@ -111,9 +111,11 @@ struct Service {
     /// raises its mapping threshold up to 32 MiB after the first large free and keeps such
     /// buffers in per-thread arenas, so a burst of renders stayed resident: 353 MiB five
     /// seconds after 19 photos rendered twice at 4 clients, 193 MiB with this (originals held).
-    /// Faulting fresh mappings in costs the kernel a quarter of a render's CPU; launchers set
-    /// GLIBC_TUNABLES=glibc.malloc.hugetlb=1 so that malloc asks for huge pages for them (a
-    /// threshold of 32 MiB saved as much CPU but kept 60 MiB more resident).
+    /// glibc.malloc.hugetlb=1 once took a tenth off a render's CPU by faulting these in as huge
+    /// pages; with today's leaner decoders it saves nothing measurable (42.9 against 43.2 ms a
+    /// thumbnail), while the heap in huge pages kept 14 MiB resident a minute after a cold load
+    /// like bench/run's, 6 MiB without (malloc_trim's holes did not stay empty; khugepaged, which
+    /// collapses a range with up to 511 of 512 pages missing here, is the likely cause). Unset.
     private static func returnLargeBuffersToTheSystem() {
         mallopt(M_MMAP_THRESHOLD, 1 << 20)
         mallopt(M_ARENA_MAX, Int32(System.coreCount))
