@@ -238,7 +238,7 @@ once). CPU is user+sys of all of a server's processes (thumbd's includes its ngi
 level; memory is the sum of their resident sets, sampled every 50 ms. Hits: wrk -t2 -c32 over the last
 round's thumbnails (each server's own, already stored; no render may happen), in slices of 2 s
 taken in turn, five per server in a round: its requests over its slices' time, and the median of
-their p99s. Until this run each server had 10 s in one piece, and a slow spell of this shared
+their p99s. Before 3d146c9 each server had 10 s in one piece, and a slow spell of this shared
 machine could fall on one server only: thumbd against plain nginx read 0.80 to 1.05 from one
 10 s pair to the next, with the same configuration.
 Storm: 200 keep-alive connections opened first by bench/storm-client.c (C, one epoll loop), then a
