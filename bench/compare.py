@@ -33,7 +33,8 @@ ROOT = os.path.dirname(BENCH)
 WIDTH, HEIGHT, QUALITY = 300, 200, 80
 # Cold requests alone before each storm; the storm is compared with their median.
 SINGLES = 5
-WARM_SLICES = 5  # of 2 s for each server in each hits round, taken in turn
+# Slices of 2 s of hits for each server in each round, taken in turn.
+WARM_SLICES = 5
 FORMATS = {"jpg": "JPEG q80", "webp": "WebP q80"}
 IMAGE_FILTER_MODULE = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 KEY = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
@@ -431,14 +432,15 @@ class Run:
             for server, urls in targets:
                 runs[server.name].append(wrk(urls, seconds, self.work))
         for server, _ in targets:
+            mine = runs[server.name]
             if server.name in renders and server.renders() != renders[server.name]:
                 sys.exit(f"compare.py: {server.name} rendered during the warm run")
-            if any(run["not_2xx"] or run["errors"] for run in runs[server.name]):
-                sys.exit(f"compare.py: {server.name}'s warm run had failures: {runs[server.name]}")
-            requests = sum(run["requests"] for run in runs[server.name])
-            figures = {"per_second": requests / sum(run["requests"] / run["per_second"] for run in runs[server.name]),
-                       "p99_ms": statistics.median(run["p99_ms"] for run in runs[server.name]),
-                       "requests": requests, "slices": runs[server.name]}
+            if any(run["not_2xx"] or run["errors"] for run in mine):
+                sys.exit(f"compare.py: {server.name}'s warm run had failures: {mine}")
+            requests = sum(run["requests"] for run in mine)
+            figures = {"per_second": requests / sum(run["requests"] / run["per_second"] for run in mine),
+                       "p99_ms": statistics.median(run["p99_ms"] for run in mine),
+                       "requests": requests, "slices": mine}
             self.record("warm", server.name, "c32", figures)
             print(f"  {server.name:13} warm c32 {figures['per_second']:9.0f} req/s  p99 {figures['p99_ms']:6.2f} ms", flush=True)
 
