@@ -63,7 +63,9 @@ public final class FastCGIServer: Sendable {
     }
 
     /// Connections thumbd holds at most: its descriptor limit less a quarter (at least 256) for
-    /// what else needs descriptors (origin connections, cache files, the index, logs).
+    /// what else needs descriptors (origin connections, cache files, the index, logs). The spare
+    /// ones matter: libdispatch's pool monitor opens /proc/<tid>/stat every second, and ends the
+    /// process when it cannot.
     static func maxConnections(descriptors: Int) -> Int {
         max(16, descriptors - max(256, descriptors / 4))
     }
