@@ -43,8 +43,9 @@ struct ProcessRobustnessTests {
 
         // When more clients connect at once than it has descriptors left, and only then ask (for
         // a path the worker answers at once, 400): thumbd holds every connection it accepted
-        // while it waits for its head, so it runs out however fast it answers. They ask at once:
-        // at its limit, libdispatch's pool monitor cannot open /proc/<tid>/stat, and crashes.
+        // while it waits for its head, so it runs out however fast it answers. They ask as soon
+        // as all are connected: while thumbd is at its limit, libdispatch's pool monitor cannot
+        // open /proc/<tid>/stat, and ends the process.
         let clients = try (0..<100).map { _ in try FastCGIConnection(stack.sockets[0]) }
         for client in clients { client.send(FastCGIConnection.get("/not-a-thumbnail")) }
 
