@@ -186,6 +186,26 @@ struct SharedCacheTests {
         #expect(stack.jobLogLines.count == jobs + 1)
     }
 
+    @Test func aPurgedFileThumbdHandsToNginxIsServedAnewAfterOpenFileCacheValid() throws {
+        let stack = try TestStack()
+        defer { stack.shutdown() }
+        // Given a download, which thumbd hands to nginx's stored location on every request,
+        // served often enough that nginx holds its file open there
+        origin.serve("/changing.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
+        let path = "/insecure/w:60/fn:holiday/att:1/plain/\(origin.url("/changing.jpg"))@png"
+        for _ in 0..<20 { #expect(try ImageProbe(try stack.get(path).body).height == 40) }
+
+        // When the source changes and the thumbnail is purged, and open_file_cache_valid (1 s) has passed
+        origin.serve("/changing.jpg", .image(TestImages.jpeg(width: 600, height: 900)))
+        #expect(try stack.cacheCommand(["purge", "--url", path]).status == 0)
+        Thread.sleep(forTimeInterval: 1.2)
+
+        // Then every answer is the new thumbnail, from one new render, never the old open file
+        let jobs = stack.jobLogLines.count
+        for _ in 0..<10 { #expect(try ImageProbe(try stack.get(path).body).height == 90) }
+        #expect(stack.jobLogLines.count == jobs + 1)
+    }
+
     @Test func aFullDiskStillAnswersAndStoresAgainOnceThereIsRoom() throws {
         let stack = try TestStack()
         defer { stack.shutdown() }
