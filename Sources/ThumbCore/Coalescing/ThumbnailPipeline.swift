@@ -32,9 +32,9 @@ public struct ThumbnailPipeline: Sendable {
     /// coalescer calls its waiters. The job goes on whether or not anyone still waits, so a late
     /// thumbnail still fills the cache for the next client.
     public func join(_ request: ThumbnailRequest, documentURI: String,
-                     waiter: @escaping ThumbnailCoalescer.Waiter) async {
+                     waiter: @escaping ThumbnailCoalescer.Waiter) {
         let pipeline = self
-        await coalescer.join(request.key, waiter: waiter) { previous in
+        coalescer.join(request.key, waiter: waiter) { previous in
             let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
             let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
             return (outcome, receipt)

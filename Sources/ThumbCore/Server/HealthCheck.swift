@@ -20,10 +20,11 @@ struct HealthCheck: Sendable {
         for pool in [pipeline.sources.pool, pipeline.renderPool] where pool.isFull {
             problems.append("the \(pool.name) queue is full")
         }
-        // Jobs are scheduled by actors on Swift's cooperative pool: it must answer at once.
-        let coalescer = pipeline.coalescer
-        if BlockingBridge.wait(timeout: 2, for: { await coalescer.jobsStarted }) == nil {
-            problems.append("jobs are not being scheduled (no answer from the job coalescer in 2 s)")
+        // Jobs run as tasks on Swift's cooperative pool, and every fetch passes the host limiter,
+        // an actor there: it must answer at once.
+        let hosts = pipeline.sources.hosts
+        if BlockingBridge.wait(timeout: 2, for: { await hosts.waitingCount }) == nil {
+            problems.append("jobs are not being scheduled (no answer from Swift's cooperative pool in 2 s)")
         }
         return problems
     }

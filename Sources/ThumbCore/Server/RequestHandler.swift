@@ -13,7 +13,6 @@ public struct RequestHandler: Sendable {
     public let deadline: Double
     private let deadlines: MissDeadlines
     private let recentParses = RecentParses()
-    private let joins: JoinQueue
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
@@ -28,7 +27,6 @@ public struct RequestHandler: Sendable {
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
-        joins = JoinQueue(pipeline: pipeline)
     }
 
     private var store: CacheStore { pipeline.store }
@@ -60,7 +58,7 @@ public struct RequestHandler: Sendable {
         let handler = self
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
         // coalescer hands the job's outcome to its waiters on, not in a task.
-        joins.add(request, documentURI: incoming.documentURI) { outcome in
+        pipeline.join(request, documentURI: incoming.documentURI) { outcome in
             once.send(handler.answer(outcome, for: request, incoming: incoming))
         }
     }
@@ -161,22 +159,18 @@ public struct RequestHandler: Sendable {
         let sources = pipeline.sources.coalescer
         let hosts = pipeline.sources.hosts
         let recent = pipeline.sources.recent
-        let coalescing = BlockingBridge.wait(timeout: 5) {
-            (await thumbnails.jobsStarted, await thumbnails.requestsJoined,
-             await sources.jobsStarted, await sources.requestsJoined, await hosts.waitingCount,
-             await recent.heldBytes)
-        }
+        let sourceStage = BlockingBridge.wait(timeout: 5) { (await hosts.waitingCount, await recent.heldBytes) }
         let cache = store.index.usage
-        var mirrored: [Metrics.Mirrored: Int] = [
+        let mirrored: [Metrics.Mirrored: Int] = [
             .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
+            .thumbnailJobs: thumbnails.jobsStarted, .thumbnailRequestsJoined: thumbnails.requestsJoined,
+            .sourceJobs: sources.jobsStarted, .sourceRequestsJoined: sources.requestsJoined,
         ]
         var levels: [Metrics.Level: Int] = [
             .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
             .fetchQueueLength: pipeline.sources.pool.queued, .renderQueueLength: pipeline.renderPool.queued,
         ]
-        if let (jobs, joined, sourceJobs, sourceJoined, waitingForHost, heldSourceBytes) = coalescing {
-            mirrored.merge([.thumbnailJobs: jobs, .thumbnailRequestsJoined: joined,
-                            .sourceJobs: sourceJobs, .sourceRequestsJoined: sourceJoined]) { $1 }
+        if let (waitingForHost, heldSourceBytes) = sourceStage {
             levels.merge([.fetchesWaitingForHost: waitingForHost, .sourceMemoryBytes: heldSourceBytes]) { $1 }
         }
         return OutgoingResponse(status: 200, headers: [

@@ -45,15 +45,39 @@ struct CoalescerTests {
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        while await coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
+        while coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
         starts.finish("k", with: 42, receipt: "stored")
 
         // Then one job started, 49 joined it, and all 50 got its outcome
         let outcomes = await results.value
         #expect(starts.count == 1)
-        #expect(await coalescer.jobsStarted == 1)
-        #expect(await coalescer.requestsJoined == 49)
+        #expect(coalescer.jobsStarted == 1)
+        #expect(coalescer.requestsJoined == 49)
         #expect(outcomes == Array(repeating: 42, count: 50))
+    }
+
+    @Test func joinsFromManyThreadsAtOnceStartOneJob() async {
+        // Given a job that does not finish until told
+        let coalescer = StringCoalescer()
+        let starts = Jobs<Int>()
+        let answered = Atomic(0)
+
+        // When 8 threads join the same key 50 times each, all at once (workers join on their own
+        // threads, under the coalescer's lock)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<50 {
+                coalescer.join("k", waiter: { outcome in answered.add(outcome, ordering: .relaxed) }, job: starts.job("k"))
+            }
+        }
+        starts.finish("k", with: 1, receipt: nil)
+        while answered.load(ordering: .relaxed) < 400 { try? await Task.sleep(for: .milliseconds(1)) }
+
+        // Then exactly one job ran, the 399 others joined it, and each of the 400 got its outcome once
+        #expect(starts.count == 1)
+        #expect(coalescer.jobsStarted == 1)
+        #expect(coalescer.requestsJoined == 399)
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(answered.load(ordering: .relaxed) == 400)
     }
 
     @Test func waitersThatJoinGetTheOutcomeTogetherOnOneThread() async {
@@ -62,7 +86,7 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         let answers = Mutex<[(outcome: Int, thread: pthread_t)]>([])
         for _ in 0..<50 {
-            await coalescer.join("k", waiter: { outcome in answers.withLock { $0.append((outcome, pthread_self())) } },
+            coalescer.join("k", waiter: { outcome in answers.withLock { $0.append((outcome, pthread_self())) } },
                                  job: starts.job("k"))
         }
 
@@ -85,7 +109,7 @@ struct CoalescerTests {
         let blocked = Atomic(false)
         let release = DispatchSemaphore(value: 0)
         let released = Atomic(false)
-        await coalescer.join("slow", waiter: { _ in
+        coalescer.join("slow", waiter: { _ in
             blocked.store(true, ordering: .relaxed)
             release.wait()
         }, job: starts.job("slow"))
@@ -98,7 +122,7 @@ struct CoalescerTests {
 
         // When another key's job runs meanwhile
         async let other = coalescer.outcome(for: "other", job: starts.job("other"))
-        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        while coalescer.jobsStarted < 2 { await Task.yield() }
         starts.finish("other", with: 2, receipt: nil)
 
         // Then it ends and is answered while the first waiter is still blocked
@@ -114,13 +138,13 @@ struct CoalescerTests {
 
         // a first job, finished with a receipt
         async let first = coalescer.outcome(for: "k", job: starts.job("k"))
-        while await coalescer.jobsStarted < 1 { await Task.yield() }
+        while coalescer.jobsStarted < 1 { await Task.yield() }
         starts.finish("k", with: 1, receipt: "path-1")
         #expect(await first == 1)
 
         // a second job for the same key starts anew, told where the first put its result
         async let second = coalescer.outcome(for: "k", job: starts.job("k"))
-        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        while coalescer.jobsStarted < 2 { await Task.yield() }
         starts.finish("k", with: 2, receipt: nil)
         #expect(await second == 2)
         #expect(starts.receipts == [nil, "path-1"])
@@ -132,13 +156,13 @@ struct CoalescerTests {
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
-        while await coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
+        while coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
         starts.finish("k", with: .failure(.sourceNotFound), receipt: nil)
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
-        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        while coalescer.jobsStarted < 2 { await Task.yield() }
         starts.finish("k", with: .success(1), receipt: nil)
         #expect(await c == .success(1))
         #expect(starts.receipts == [nil, nil])
@@ -149,11 +173,11 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         async let a = coalescer.outcome(for: "a", job: starts.job("a"))
         async let b = coalescer.outcome(for: "b", job: starts.job("b"))
-        while await coalescer.jobsStarted < 2 { await Task.yield() }
+        while coalescer.jobsStarted < 2 { await Task.yield() }
         starts.finish("a", with: 1, receipt: nil)
         starts.finish("b", with: 2, receipt: nil)
         #expect(await (a, b) == (1, 2))
-        #expect(await coalescer.requestsJoined == 0)
+        #expect(coalescer.requestsJoined == 0)
     }
 
     @Test func receiptsAreBoundedOldestFirst() async {
@@ -161,9 +185,9 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         /// Runs one whole job for `key` and finishes it with `receipt`.
         func job(_ key: String, receipt: String?) async {
-            let before = await coalescer.jobsStarted
+            let before = coalescer.jobsStarted
             async let done = coalescer.outcome(for: key, job: starts.job(key))
-            while await coalescer.jobsStarted == before { await Task.yield() }
+            while coalescer.jobsStarted == before { await Task.yield() }
             starts.finish(key, with: 0, receipt: receipt)
             _ = await done
         }
