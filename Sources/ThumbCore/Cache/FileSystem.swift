@@ -4,9 +4,14 @@ import Glibc
 
 /// The system calls the cache makes, each retried on EINTR and failing with the path and errno.
 enum FileSystem {
-    /// Names of files being written, followed by the writer's pid; never a thumbnail's name,
-    /// since those end in the URI.
+    /// Names of files being written, followed by the writer's pid; never a thumbnail's name:
+    /// thumbd refuses a path with a segment that begins so (`namesTempFile`).
     static let tempPrefix = ".thumbd-tmp-"
+
+    /// True when a segment of `path` (which begins with `/`) begins as a temp file's name does.
+    static func namesTempFile(_ path: String) -> Bool {
+        path.contains("/" + tempPrefix)
+    }
 
     /// The pid in a temp file's name, so a start-up scan removes only what dead processes left.
     static func tempWriter(_ name: Substring) -> Int32? {

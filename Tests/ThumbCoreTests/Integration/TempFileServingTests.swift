@@ -31,4 +31,27 @@ struct TempFileServingTests {
             }
         }
     }
+
+    @Test func aURLWhoseFileWouldBeNamedAsATempFileIsRefused() throws {
+        // Given an origin with an image at a path whose last segment begins as temp files do
+        let origin = try TestOrigin()
+        defer { origin.stop() }
+        let name = "/.thumbd-tmp-\(getpid())-Ab12Cd"
+        origin.serve(name, .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack()
+        defer { stack.shutdown() }
+
+        // When a client asks for a thumbnail of it in a named format, which nginx's format
+        // locations hand to thumbd, as named and with its dot percent-encoded
+        let path = "/insecure/w:32/plain/\(origin.url(name))@jpg"
+        for spelling in [path, path.replacingOccurrences(of: "/.thumbd", with: "/%2Ethumbd")] {
+            let response = try stack.get(spelling)
+
+            // Then thumbd refuses it before fetching it, and stores nothing named as a temp file
+            #expect(response.status == 400, "\(spelling)")
+            #expect(response.text.contains("temp files"), "\(spelling): \(response.text)")
+        }
+        #expect(origin.requestCount(name) == 0)
+        #expect(!stack.cacheFiles().contains { $0.contains(".thumbd-tmp-") })
+    }
 }
