@@ -335,6 +335,8 @@ class StaticCeiling(Nginx):
     server {{
         listen 127.0.0.1:{self.port};
         merge_slashes off;
+        # thumbd's site has it too; plain nginx's hits are 2.2 % fewer instructions with it.
+        request_pool_size 8k;
         root {thumbd.run_dir}/cache;
     }}""")
         self.base = f"http://127.0.0.1:{self.port}"
