@@ -6,8 +6,8 @@ import Synchronization
 /// books, under a lock held for a dictionary lookup: the job runs in a task of its own, and the
 /// coalescer ends it however it went, so no waiter can be left behind.
 ///
-/// Joining is a call on the caller's own thread, not a hop onto an actor: a storm's 200 joins
-/// used to be 400 steps on Swift's cooperative pool, queued ahead of its job's own steps.
+/// Joining is a call on the caller's own thread, not a hop onto an actor: a worker joins at once
+/// however busy Swift's cooperative pool is, where a storm's 200 joins were 400 steps on it.
 ///
 /// A finished job leaves a small `Receipt` (where its result is stored), so the next job for the
 /// key can reuse the result instead of redoing the work.
