@@ -27,6 +27,14 @@ public struct SourceStage: Sendable {
     }
 
     public func source(for url: String) async -> SourceOutcome {
+        let stage = self
+        // The memories are asked inside the job: a request that came an instant after a job for
+        // the URL ended joins none, and its own job finds that job's source (or failure) there
+        // instead of fetching it again.
+        return await coalescer.outcome(for: url) { _ in (await stage.rememberedOrFetched(url), nil) }
+    }
+
+    private func rememberedOrFetched(_ url: String) async -> SourceOutcome {
         if let failure = await failures.failure(for: url) {
             metrics.increment(.failureMemoryHits)
             return .failure(failure)
@@ -35,15 +43,12 @@ public struct SourceStage: Sendable {
             metrics.increment(.sourceMemoryHits)
             return .success(source)
         }
-        let stage = self
-        return await coalescer.outcome(for: url) { _ in
-            let outcome = await stage.fetch(url)
-            switch outcome {
-            case .success(let source): await stage.recent.keep(source, for: url)
-            case .failure(let error): await stage.failures.remember(error, for: url)
-            }
-            return (outcome, nil)
+        let outcome = await fetch(url)
+        switch outcome {
+        case .success(let source): await recent.keep(source, for: url)
+        case .failure(let error): await failures.remember(error, for: url)
         }
+        return outcome
     }
 
     private func fetch(_ url: String) async -> SourceOutcome {
