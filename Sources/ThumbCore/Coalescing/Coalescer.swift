@@ -50,18 +50,17 @@ public final class Coalescer<Key: Hashable & Sendable, Outcome: Sendable, Receip
     /// `waiter` gets the outcome of the job for `key`, started as `outcome(for:job:)` starts it:
     /// for a caller that need not wait in a task of its own.
     public func join(_ key: Key, waiter: @escaping Waiter, job: @escaping Job) {
-        // The receipt to start a new job with (itself optional), or nil when one is under way.
-        let start: Receipt?? = books.withLock { books in
+        let (startsJob, previous) = books.withLock { books -> (Bool, Receipt?) in
             // In place before the job can end: `finish` takes the same lock.
             defer { books.waiters[key, default: []].append(waiter) }
             guard books.waiters[key] == nil else {
                 books.requestsJoined += 1
-                return nil
+                return (false, nil)
             }
             books.jobsStarted += 1
-            return .some(books.recent[key])
+            return (true, books.recent[key])
         }
-        guard let previous = start else { return }
+        guard startsJob else { return }
         Task.detached {
             let (outcome, receipt) = await job(previous)
             self.finish(key, with: outcome, receipt: receipt)
