@@ -54,7 +54,7 @@ public struct CacheStore: Sendable {
     }
 
     /// Makes the directories of `path` and returns where its file goes, once sure that this is
-    /// below the cache root: no dot segment, and the directory's real path (every symlink
+    /// below the cache root and named as no temp file is: no dot segment, and the directory's real path (every symlink
     /// resolved) inside the root's. The paths come from FastCGI parameters, which thumbd checks
     /// but does not only get from nginx: whatever they say, nothing is written anywhere else.
     private func directoryBelowRoot(for path: CachePath) throws(ThumbError) -> String {
@@ -62,6 +62,7 @@ public struct CacheStore: Sendable {
         guard !path.relative.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {
             throw .badRequest("path leads out of the cache")
         }
+        try FileSystem.refuseTempNames(path.relative)
         try FileSystem.createDirectories(forFile: target)
         let directory = String(target[..<(target.lastIndex(of: "/") ?? target.startIndex)])
         guard let real = FileSystem.realPath(directory), let realRoot = FileSystem.realPath(root),

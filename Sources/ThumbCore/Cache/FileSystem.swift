@@ -5,12 +5,16 @@ import Glibc
 /// The system calls the cache makes, each retried on EINTR and failing with the path and errno.
 enum FileSystem {
     /// Names of files being written, followed by the writer's pid; never a thumbnail's name:
-    /// thumbd refuses a path with a segment that begins so (`namesTempFile`).
+    /// no path with a segment that begins so is stored (`refuseTempNames`).
     static let tempPrefix = ".thumbd-tmp-"
+    private static let tempSegment = "/" + tempPrefix
 
-    /// True when a segment of `path` (which begins with `/`) begins as a temp file's name does.
-    static func namesTempFile(_ path: String) -> Bool {
-        path.contains("/" + tempPrefix)
+    /// Throws when a segment of `path` (which begins with `/`) begins as a temp file's name does:
+    /// a file stored there would be taken for a temp file, and a start-up scan would remove it.
+    static func refuseTempNames(_ path: String) throws(ThumbError) {
+        guard !path.contains(tempSegment) else {
+            throw .badRequest("path has a segment beginning \(tempPrefix), as thumbd's temp files do")
+        }
     }
 
     /// The pid in a temp file's name, so a start-up scan removes only what dead processes left.

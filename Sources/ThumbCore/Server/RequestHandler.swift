@@ -88,10 +88,8 @@ public struct RequestHandler: Sendable {
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
-            // Its file would be named as a temp file is, and a start-up scan would take it for one.
-            guard !FileSystem.namesTempFile(incoming.documentURI) else {
-                throw .badRequest("path has a segment beginning \(FileSystem.tempPrefix), as thumbd's temp files do")
-            }
+            // Refused before anything is fetched; the store would refuse to name the file.
+            try FileSystem.refuseTempNames(incoming.documentURI)
             if let expiresAt = parsed.options.expiresAt, expiresAt < Int(Date().timeIntervalSince1970) {
                 throw .expired
             }

@@ -57,6 +57,27 @@ struct CacheStoreTests {
         #expect(store.index.usage.entries == 0)
     }
 
+    @Test func nothingIsStoredUnderANameATempFileWouldHave() throws {
+        // Given a cache
+        let base = try TestDirectory()
+        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
+
+        // When thumbnails are published and linked at paths with a segment named as temp files are
+        for uri in ["/insecure/w:10/plain/http://h/.thumbd-tmp-1-Ab12Cd@png", "/insecure/.thumbd-tmp-1-Ab12Cd/a.png"] {
+            let path = CachePath(documentURI: uri, format: .png)
+            let refusal = ThumbError.badRequest("path has a segment beginning .thumbd-tmp-, as thumbd's temp files do")
+            #expect(throws: refusal, "\(uri)") { try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png") }
+            #expect(throws: refusal, "\(uri)") {
+                try store.alias(path, to: CachePath(documentURI: "/insecure/w:10/a.png", format: .png), key: Self.key,
+                                sourceURL: "http://h/a.png")
+            }
+        }
+
+        // Then nothing was written, and nothing was counted
+        #expect(FileManager.default.enumerator(atPath: base.path + "/cache")?.allObjects.isEmpty ?? true)
+        #expect(store.index.usage.entries == 0)
+    }
+
     @Test func aCacheRootReachedThroughASymlinkStillTakesThumbnails() throws {
         // Given a cache root named by a symlink to the real directory
         let base = try TestDirectory()
