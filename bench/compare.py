@@ -212,11 +212,6 @@ class Thumbd:
     def url(self, prefix, photo, fmt):
         return self.base + signed(f"/rs:fill:{WIDTH}:{HEIGHT}/q:{QUALITY}/plain/{self.origin.base}/{prefix}/{photo}@{fmt}")
 
-    def stored_path(self, url):
-        """Where the thumbnail of a `plain/...@fmt` URL lives under the cache root."""
-        path = url[len(self.base):]
-        return path + "." + path.rsplit("@", 1)[1]
-
     def renders(self):
         with urllib.request.urlopen(f"{self.base}/_thumbd/metrics") as answer:
             text = answer.read().decode()
@@ -338,6 +333,8 @@ class StaticCeiling(Nginx):
         # thumbd's site has it too; plain nginx's hits are 2.2 % fewer instructions with it.
         request_pool_size 8k;
         root {thumbd.run_dir}/cache;
+        # The files are the JPEG thumbnails of `plain/...@jpg` URLs, stored at those very paths.
+        default_type image/jpeg;
     }}""")
         self.base = f"http://127.0.0.1:{self.port}"
         time.sleep(0.5)
@@ -522,7 +519,7 @@ class Run:
                     prefix = f"r{rounds}-{source.name}-jpg-c{self.levels[-1]}"
                     urls = [source.url(prefix, photo, "jpg") for photo in self.photos]
                     if server is static:
-                        urls = [static.base + thumbd.stored_path(url) for url in urls]
+                        urls = [static.base + url[len(thumbd.base):] for url in urls]
                     targets.append((server, urls))
                 first = (round_number - 1) % len(targets)
                 self.warm(targets[first:] + targets[:first], 1 if quick else WARM_SLICES, 2)

@@ -1,11 +1,11 @@
 import Crypto
 import Foundation
 
-/// Where in the cache a thumbnail for a URI lives, such that nginx finds it with
-/// `try_files $uri $uri$thumbd_negotiated $uri.jpg $uri.png $uri.webp $uri.gif $uri.avif @thumbd`:
-/// at `$uri` itself when nginx's idea of the URI's extension already names the output format
-/// (so the common case costs nginx one stat), otherwise at `$uri.{ext}`, which also gives nginx
-/// the right Content-Type. A format picked from the client's Accept header lives at
+/// Where in the cache a thumbnail for a URI lives, such that nginx finds it: at `$uri` itself when
+/// the URL names its format (`plain/...@webp`, which nginx/thumbd.conf's format locations serve
+/// from `$uri`, costing a hit no more than static serving) or nginx's idea of the URI's extension
+/// names it (`try_files $uri ...`: one stat), otherwise at `$uri.{ext}` (`try_files ... $uri.jpg
+/// $uri.png $uri.webp $uri.gif $uri.avif @thumbd`), which also gives nginx the right Content-Type. A format picked from the client's Accept header lives at
 /// `$uri.auto.{ext}`, which nginx offers only to clients whose Accept header picks the same
 /// (`$thumbd_negotiated`). A URI no file system can hold (a component over 255 bytes), or a
 /// thumbnail whose answer needs headers nginx would not send (a download file name), goes to a
@@ -38,7 +38,7 @@ public struct CachePath: Sendable, Hashable {
         let direct = switch naming {
         case .negotiated: documentURI + ".auto." + format.fileExtension
         case .suffixed: documentURI + ".auto.none." + format.fileExtension
-        case .shared, .thumbdOnly: format.extensions.contains(Self.nginxExtension(of: documentURI))
+        case .shared, .thumbdOnly: Self.nginxServes(documentURI, as: format)
             ? documentURI
             : documentURI + "." + format.fileExtension
         }
@@ -60,6 +60,13 @@ public struct CachePath: Sendable, Hashable {
             return [CachePath(documentURI: documentURI, format: format, naming: naming)]
         }
         return probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: naming) }
+    }
+
+    /// Whether nginx, serving the file at `uri` itself, says it is `format`: by the URI's extension
+    /// (its `types`), or by the format the URL names (`...@webp`: nginx/thumbd.conf's format
+    /// locations, whose regexes are case-sensitive, so `@WEBP` is not one).
+    static func nginxServes(_ uri: String, as format: ImageFormat) -> Bool {
+        format.extensions.contains(nginxExtension(of: uri)) || format.urlSuffixes.contains { uri.hasSuffix($0) }
     }
 
     /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,

@@ -99,7 +99,7 @@ struct MissAnswerTests {
         #expect(miss.headers["server-timing"] == "thumbd;desc=miss")
         #expect(miss.headers["etag"] == hit.headers["etag"])
         #expect(try ImageProbe(miss.body).width == 60)
-        #expect(stack.cacheFiles().contains { $0.hasSuffix("photo.jpg?v=1&b=2@png.png") })
+        #expect(stack.cacheFiles().contains { $0.hasSuffix("photo.jpg?v=1&b=2@png") })
     }
 
     @Test func aDownloadKeepsItsFileNameWhenNginxServesIt() throws {

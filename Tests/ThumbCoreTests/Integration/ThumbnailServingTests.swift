@@ -36,25 +36,27 @@ struct ThumbnailServingTests {
         #expect((image.width, image.height) == (width, height))
     }
 
-    @Test func aHitIsServedByNginxWithThumbdStopped() throws {
-        // Given a thumbnail made once
-        let path = "/insecure/rs:fill:150:100/plain/\(origin.url("/photo.jpg"))@webp"
+    @Test(arguments: [("webp", "webp"), ("jpg", "jpeg"), ("jpeg", "jpeg"), ("png", "png"), ("gif", "gif"), ("avif", "avif")])
+    func aHitIsServedByNginxWithThumbdStopped(ext: String, type: String) throws {
+        // Given a thumbnail made once, stored at its URL's own path
+        let path = "/insecure/rs:fill:150:100/plain/\(origin.url("/photo.jpg"))@\(ext)"
         let miss = try stack.get(path)
         #expect(miss.status == 200)
+        #expect(stack.cacheFiles().contains { $0.hasSuffix("/photo.jpg@\(ext)") }, "\(stack.cacheFiles())")
 
         // When thumbd is gone
         stack.stopThumbd()
         let hit = try stack.get(path)
 
-        // Then nginx alone serves the same bytes, as a static file, cacheable for long
+        // Then nginx alone serves the same bytes, as a static file of the format named, cacheable for long
         #expect(hit.status == 200)
         #expect(hit.body == miss.body)
-        #expect(hit.headers["content-type"] == "image/webp")
+        #expect(hit.headers["content-type"] == "image/\(type)")
         #expect(hit.headers["etag"] != nil)
         #expect(hit.headers["cache-control"] == "public, max-age=31536000, immutable")
         #expect(origin.requestCount("/photo.jpg") == 1)
         // and a thumbnail never made is not: nginx cannot reach thumbd
-        #expect(try stack.get("/insecure/rs:fill:151:100/plain/\(origin.url("/photo.jpg"))@webp").status == 502)
+        #expect(try stack.get("/insecure/rs:fill:151:100/plain/\(origin.url("/photo.jpg"))@\(ext)").status == 502)
     }
 
     @Test func fillCropsByGravity() throws {
