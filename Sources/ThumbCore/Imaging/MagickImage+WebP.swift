@@ -36,6 +36,11 @@ extension MagickImage {
             config.options.scaled_width = Int32(width)
             config.options.scaled_height = Int32(height)
         }
+        // A large picture's filtering and scaling run on a second thread while the first parses,
+        // for the same pixels and CPU: a 4096x4096 photo's fill takes 285 ms, not 304 (dwebp -mt),
+        // and the slowest of bench/run's cold thumbnails at c4 comes 4 % sooner.
+        let parsed = Int(config.input.width) * (window.map { $0.y + $0.height } ?? Int(config.input.height))
+        config.options.use_threads = parsed >= 4_000_000 ? 1 : 0
         let alpha = config.input.has_alpha != 0
         config.output.colorspace = alpha ? MODE_RGBA : MODE_RGB
         let decoded = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
