@@ -35,6 +35,36 @@ static void stop_at_warning(png_structp png, png_const_charp message) {
     keep_error(png, message);
 }
 
+// Adds a row's pixels to the sums of the output columns they fall in (FACTOR pixels each):
+// colour weighted by alpha, so that transparent pixels lend the average no colour. An opaque
+// pixel's weight is 255 all the same, added once per column rather than per pixel.
+static void add_row(const uint8_t *row, int width, int channels, int factor, uint32_t *sums) {
+    for (int start = 0; start < width; start += factor, sums += 4) {
+        const int count = start + factor < width ? factor : width - start;
+        const uint8_t *pixel = row + (size_t)start * channels;
+        if (channels == 4) {
+            for (int x = 0; x < count; x++, pixel += 4) {
+                const uint32_t alpha = pixel[3];
+                sums[0] += pixel[0] * alpha;
+                sums[1] += pixel[1] * alpha;
+                sums[2] += pixel[2] * alpha;
+                sums[3] += alpha;
+            }
+        } else {
+            uint32_t red = 0, green = 0, blue = 0;
+            for (int x = 0; x < count; x++, pixel += 3) {
+                red += pixel[0];
+                green += pixel[1];
+                blue += pixel[2];
+            }
+            sums[0] += red * 255;
+            sums[1] += green * 255;
+            sums[2] += blue * 255;
+            sums[3] += 255u * (uint32_t)count;
+        }
+    }
+}
+
 int thumbd_png_decode_shrunk(const uint8_t *data, size_t size, int factor, thumbd_png_image *image,
                              char *error, size_t error_size) {
     source input = {data, size, 0, error, error_size};
@@ -57,6 +87,9 @@ int thumbd_png_decode_shrunk(const uint8_t *data, size_t size, int factor, thumb
         return -1;
     }
     png_set_read_fn(png, &input, read_from_memory);
+    // zlib's Adler-32 of the inflated pixels (26 MB for a 3700x2400 photo, 8 % of its decode)
+    // is not checked: each chunk's CRC still checks every compressed byte as it was written.
+    png_set_option(png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
     png_read_info(png, info);
     if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) {
         png_destroy_read_struct(&png, &info, NULL);
@@ -77,16 +110,7 @@ int thumbd_png_decode_shrunk(const uint8_t *data, size_t size, int factor, thumb
 
     for (int y = 0; y < height; y++) {
         png_read_row(png, row, NULL);
-        for (int x = 0; x < width; x++) {
-            const uint8_t *pixel = row + (size_t)x * channels;
-            uint32_t *sum = sums + (size_t)(x / factor) * 4;
-            // Colour weighted by alpha, so that transparent pixels lend the average no colour.
-            const uint32_t alpha = channels == 4 ? pixel[3] : 255;
-            sum[0] += pixel[0] * alpha;
-            sum[1] += pixel[1] * alpha;
-            sum[2] += pixel[2] * alpha;
-            sum[3] += alpha;
-        }
+        add_row(row, width, channels, factor, sums);
         if ((y + 1) % factor != 0 && y + 1 != height) continue;
         const int rows = (y % factor) + 1;
         uint8_t *out = pixels + (size_t)(y / factor) * out_width * channels;
