@@ -3,13 +3,14 @@ import Foundation
 
 /// Where in the cache a thumbnail for a URI lives, such that nginx finds it: at `$uri` itself when
 /// the URL names its format (`plain/...@webp`, which nginx/thumbd.conf's format locations serve
-/// from `$uri`, costing a hit no more than static serving) or nginx's idea of the URI's extension
-/// names it (`try_files $uri ...`: one stat), otherwise at `$uri.{ext}` (`try_files ... $uri.jpg
-/// $uri.png $uri.webp $uri.gif $uri.avif @thumbd`), which also gives nginx the right Content-Type. A format picked from the client's Accept header lives at
-/// `$uri.auto.{ext}`, which nginx offers only to clients whose Accept header picks the same
-/// (`$thumbd_negotiated`). A URI no file system can hold (a component over 255 bytes), or a
-/// thumbnail whose answer needs headers nginx would not send (a download file name), goes to a
-/// hashed name that only thumbd looks up. Every name with `.auto.` varies by Accept.
+/// from `$uri`: one lookup) or nginx's idea of the URI's extension names it (`try_files $uri`: one
+/// stat), otherwise at `$uri.{ext}` (`try_files ... $uri.jpg $uri.png $uri.webp $uri.gif
+/// $uri.avif @thumbd`), which also gives nginx the right Content-Type. A format picked from the
+/// client's Accept header lives at `$uri.auto.{ext}`, which nginx offers only to clients whose
+/// Accept header picks the same (`$thumbd_negotiated`). A URI no file system can hold (a component
+/// over 255 bytes), or a thumbnail whose answer needs headers nginx would not send (a download
+/// file name), goes to a hashed name that only thumbd looks up. Every name with `.auto.` varies by
+/// Accept.
 public struct CachePath: Sendable, Hashable {
     public enum Naming: Sendable, Hashable {
         /// `$uri` or `$uri.{ext}`: right for every client.
@@ -66,7 +67,9 @@ public struct CachePath: Sendable, Hashable {
     /// (its `types`), or by the format the URL names (`...@webp`: nginx/thumbd.conf's format
     /// locations, whose regexes are case-sensitive, so `@WEBP` is not one).
     static func nginxServes(_ uri: String, as format: ImageFormat) -> Bool {
-        format.extensions.contains(nginxExtension(of: uri)) || format.urlSuffixes.contains { uri.hasSuffix($0) }
+        if format.extensions.contains(nginxExtension(of: uri)) { return true }
+        guard let at = uri.lastIndex(of: "@") else { return false }
+        return format.extensions.contains(String(uri[uri.index(after: at)...]))
     }
 
     /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,

@@ -20,9 +20,6 @@ public enum ImageFormat: String, Sendable, CaseIterable, Hashable {
     /// Every extension nginx maps to this format's type.
     public var extensions: Set<String> { self == .jpeg ? ["jpg", "jpeg"] : [rawValue] }
 
-    /// How a plain source URL names this format, in the case nginx/thumbd.conf's format locations match.
-    public var urlSuffixes: [String] { extensions.map { "@" + $0 } }
-
     public var mimeType: String { "image/\(rawValue)" }
 
     /// The coder name ImageMagick knows the format by.

@@ -22,6 +22,7 @@ struct CachePathTests {
         ("/x/a.png", .jpeg, "/x/a.png.jpg"),
         ("/x/plain/http:/h/a.jpg@PNG", .png, "/x/plain/http:/h/a.jpg@PNG.png"),
         ("/x/plain/http:/h/a.jpg@webp", .png, "/x/plain/http:/h/a.jpg@webp.png"),
+        ("/x/plain/http:/h/a@webp/b", .webp, "/x/plain/http:/h/a@webp/b.webp"),
         ("/x/plain/http:/h/a", .png, "/x/plain/http:/h/a.png"),
         ("/x/aHR0cDovL2g", .jpeg, "/x/aHR0cDovL2g.jpg"),
         ("/x.png/a", .png, "/x.png/a.png"),
