@@ -101,13 +101,9 @@ public final class CacheIndex: @unchecked Sendable {
         touch(hash: FNV1a.hash64FoldingSlashes(path.utf8), at: time)
     }
 
-    /// The same for a path's bytes as nginx logged them, with no string made on the way.
+    /// The same for a path by its hash (`FNV1a.hash64FoldingSlashes` of its bytes).
     @discardableResult
-    func touch<Bytes: Sequence>(pathBytes: Bytes, at time: UInt64) -> Bool where Bytes.Element == UInt8 {
-        touch(hash: FNV1a.hash64FoldingSlashes(pathBytes), at: time)
-    }
-
-    private func touch(hash: UInt64, at time: UInt64) -> Bool {
+    func touch(hash: UInt64, at time: UInt64) -> Bool {
         let mapping = current
         guard let slot = mapping.findSlot(hash, matchingPath: nil) else { return false }
         mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)

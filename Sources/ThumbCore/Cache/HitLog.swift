@@ -19,6 +19,7 @@ public final class HitLog: @unchecked Sendable {
     private var offset = 0
     private var partial: [UInt8] = []
     private var buffer = [UInt8](repeating: 0, count: 256 << 10)
+    private var lineHashes = LineHashes()
 
     public init(path: String, index: CacheIndex, logger: Logger) {
         self.path = path
@@ -105,21 +106,23 @@ public final class HitLog: @unchecked Sendable {
     private func record(_ chunk: ArraySlice<UInt8>) -> Int {
         var hits = 0
         let now = Clock.milliseconds()
-        var lineStart = chunk.startIndex
-        for index in chunk.indices where chunk[index] == UInt8(ascii: "\n") {
-            let line: ArraySlice<UInt8>
-            if partial.isEmpty {
-                line = chunk[lineStart..<index]
-            } else {
-                partial += chunk[lineStart..<index]
-                line = partial[...]
+        chunk.withUnsafeBytes { bytes in
+            var start = 0
+            while start < bytes.count, let newline = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), bytes.count - start) {
+                let end = bytes.baseAddress!.distance(to: newline)
+                let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                if partial.isEmpty {
+                    index.touch(hash: lineHashes.hash(of: line), at: now)
+                } else {
+                    partial += line
+                    partial.withUnsafeBytes { index.touch(hash: lineHashes.hash(of: $0), at: now) }
+                    partial = []
+                }
+                hits += 1
+                start = end + 1
             }
-            self.index.touch(pathBytes: line, at: now)
-            partial = []
-            hits += 1
-            lineStart = index + 1
+            partial += bytes[start...]
         }
-        partial += chunk[lineStart...]
         return hits
     }
 }
