@@ -107,9 +107,10 @@ public final class HitLog: @unchecked Sendable {
         var hits = 0
         let now = Clock.milliseconds()
         chunk.withUnsafeBytes { bytes in
+            let newline = Int32(UInt8(ascii: "\n"))
             var start = 0
-            while start < bytes.count, let newline = memchr(bytes.baseAddress! + start, Int32(UInt8(ascii: "\n")), bytes.count - start) {
-                let end = bytes.baseAddress!.distance(to: newline)
+            while start < bytes.count, let found = memchr(bytes.baseAddress! + start, newline, bytes.count - start) {
+                let end = bytes.baseAddress!.distance(to: found)
                 let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                 if partial.isEmpty {
                     index.touch(hash: lineHashes.hash(of: line), at: now)
