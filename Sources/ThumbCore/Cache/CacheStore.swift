@@ -54,9 +54,10 @@ public struct CacheStore: Sendable {
     }
 
     /// Makes the directories of `path` and returns where its file goes, once sure that this is
-    /// below the cache root and named as no temp file is: no dot segment, and the directory's real path (every symlink
-    /// resolved) inside the root's. The paths come from FastCGI parameters, which thumbd checks
-    /// but does not only get from nginx: whatever they say, nothing is written anywhere else.
+    /// below the cache root and named as no temp file is: no dot segment, no segment beginning as
+    /// a temp file's name, and the directory's real path (every symlink resolved) inside the root's.
+    /// The paths come from FastCGI parameters, which thumbd checks but does not only get from
+    /// nginx: whatever they say, nothing is written anywhere else.
     private func directoryBelowRoot(for path: CachePath) throws(ThumbError) -> String {
         let target = absolute(path)
         guard !path.relative.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) else {

@@ -7,13 +7,18 @@ enum FileSystem {
     /// Names of files being written, followed by the writer's pid; never a thumbnail's name:
     /// no path with a segment that begins so is stored (`refuseTempNames`).
     static let tempPrefix = ".thumbd-tmp-"
-    private static let tempSegment = "/" + tempPrefix
 
     /// Throws when a segment of `path` (which begins with `/`) begins as a temp file's name does:
     /// a file stored there would be taken for a temp file, and a start-up scan would remove it.
+    /// On the bytes: `String.contains` would be Foundation's (CFStringFind), 1.3 µs a miss, not 0.36.
     static func refuseTempNames(_ path: String) throws(ThumbError) {
-        guard !path.contains(tempSegment) else {
-            throw .badRequest("path has a segment beginning \(tempPrefix), as thumbd's temp files do")
+        let bytes = path.utf8
+        var index = bytes.startIndex
+        while let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) {
+            index = bytes.index(after: slash)
+            if bytes[index...].starts(with: tempPrefix.utf8) {
+                throw .badRequest("path has a segment beginning \(tempPrefix), as thumbd's temp files do")
+            }
         }
     }
 

@@ -76,6 +76,10 @@ struct CacheStoreTests {
         // Then nothing was written, and nothing was counted
         #expect(FileManager.default.enumerator(atPath: base.path + "/cache")?.allObjects.isEmpty ?? true)
         #expect(store.index.usage.entries == 0)
+        // but a segment that only holds the name further on is a thumbnail's like any other
+        let inside = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.thumbd-tmp-1@png", format: .png)
+        try store.publish([1, 2, 3], at: inside, key: Self.key, sourceURL: "http://h/a.png")
+        #expect(FileManager.default.fileExists(atPath: store.absolute(inside)))
     }
 
     @Test func aCacheRootReachedThroughASymlinkStillTakesThumbnails() throws {
