@@ -116,7 +116,8 @@ public final class HitLog: @unchecked Sendable {
                     index.touch(hash: lineHashes.hash(of: line), at: now)
                 } else {
                     partial += line
-                    partial.withUnsafeBytes { index.touch(hash: lineHashes.hash(of: $0), at: now) }
+                    let hash = partial.withUnsafeBytes { lineHashes.hash(of: $0) }
+                    index.touch(hash: hash, at: now)
                     partial = []
                 }
                 hits += 1
