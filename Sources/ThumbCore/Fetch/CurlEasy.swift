@@ -70,6 +70,13 @@ final class CurlEasy {
 
     var contentType: String? { string(CURLINFO_CONTENT_TYPE) }
 
+    /// The body's length as the response's headers declare it; nil when they do not.
+    var declaredLength: Int? {
+        var length: curl_off_t = -1
+        guard ccurl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK, length >= 0 else { return nil }
+        return Int(length)
+    }
+
     /// Where a 3xx answer points, resolved against the URL asked for.
     var redirectURL: String? { string(CURLINFO_REDIRECT_URL) }
 

@@ -88,7 +88,7 @@ public struct OriginFetcher: Sendable {
         let origin = try configuration.proxy.map { _ throws(ThumbError) in
             try OriginAddress(of: url, policy: configuration.addressPolicy)
         }
-        let transfer = Transfer(handle: easy.handle, byteLimit: configuration.maxBytes,
+        let transfer = Transfer(easy: easy, byteLimit: configuration.maxBytes,
                                 policy: origin == nil ? configuration.addressPolicy : nil,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()

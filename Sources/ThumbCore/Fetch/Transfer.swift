@@ -7,8 +7,8 @@ import Glibc
 /// The state one transfer shares with libcurl's C callbacks: the body received so far, the
 /// byte limit, and the address guard's verdicts. Reached from C through an unmanaged pointer.
 final class Transfer {
-    /// The easy handle doing the transfer, asked for the body's declared length.
-    let handle: UnsafeMutableRawPointer
+    /// The handle doing the transfer, asked for the body's declared length. It outlives the transfer.
+    unowned let easy: CurlEasy
     let byteLimit: Int
     /// nil when every connection goes to the operator's proxy, the origin's address checked before.
     let policy: AddressPolicy?
@@ -19,8 +19,8 @@ final class Transfer {
     private(set) var refusedAddress: IPAddress?
     private(set) var missedFirstByte = false
 
-    init(handle: UnsafeMutableRawPointer, byteLimit: Int, policy: AddressPolicy?, firstByteTimeoutMilliseconds: Int) {
-        self.handle = handle
+    init(easy: CurlEasy, byteLimit: Int, policy: AddressPolicy?, firstByteTimeoutMilliseconds: Int) {
+        self.easy = easy
         self.byteLimit = byteLimit
         self.policy = policy
         firstByteDeadline = DispatchTime.now().uptimeNanoseconds + UInt64(firstByteTimeoutMilliseconds) * 1_000_000
@@ -39,13 +39,10 @@ final class Transfer {
             exceededLimit = true
             return false
         }
-        if body.capacity == 0 {
-            // Room for the declared length at once: growing by doubling would copy a large
-            // source's bytes again and fault in twice its size (an 8 MB photo: 16 MB).
-            var declared: curl_off_t = -1
-            if ccurl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK, declared > 0 {
-                body.reserveCapacity(min(Int(declared), byteLimit))
-            }
+        // Room for the declared length at once: growing by doubling would copy a large source's
+        // bytes again and fault in twice its size (an 8 MB photo: 16 MB).
+        if body.capacity == 0, let declared = easy.declaredLength {
+            body.reserveCapacity(min(declared, byteLimit))
         }
         body.append(contentsOf: bytes)
         return true
