@@ -454,10 +454,10 @@ class Run:
         for number in range(STORMS):
             prefix = f"r{round_number}-{server.name}-{number}"
             singles.append(storm(self.arguments.storm_client, server.url(f"{prefix}-single", photo, "jpg"), 1))
-            renders = server.renders()
+            renders_before = server.renders()
             figures = storm(self.arguments.storm_client, server.url(f"{prefix}-storm", photo, "jpg"), clients)
             figures["origin_requests"] = self.origin.requests(f"{prefix}-storm")
-            figures["renders"] = None if renders is None else server.renders() - renders
+            figures["renders"] = None if renders_before is None else server.renders() - renders_before
             storms.append(figures)
             if figures["statuses"] != {"200": clients} or singles[-1]["statuses"] != {"200": 1}:
                 sys.exit(f"compare.py: {server.name}'s storm: {figures['statuses']}, single {singles[-1]['statuses']}")
