@@ -33,7 +33,7 @@ struct SharedCacheTests {
         #expect(logs.allSatisfy { $0.contains(" miss") })
         let files = stack.cacheFiles()
         #expect(files.count == 12)
-        let bytes = try files.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: stack.cacheRoot + "/" + $1)[.size] as! Int) }
+        let bytes = files.reduce(0) { $0 + CacheBoundTests.allocatedBytes(of: stack.cacheRoot + "/" + $1) }
         for instance in 0..<2 {
             let metrics = try stack.metrics(instance: instance)
             #expect(metrics["thumbd_cache_entries"] == 12)
@@ -53,13 +53,16 @@ struct SharedCacheTests {
     }
 
     @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
-        // Given sources whose thumbnails are their own bytes (skp), 30 of B bytes and one of 17 B,
-        // and a bound of 30.5 B with eviction down to 90 %: 27.45 B
+        // Given sources whose thumbnails are their own bytes (skp), 30 of B = 256 KiB and one of
+        // 17 B, and a bound of 30.5 B beside the index and the directories (at most 150 KiB here),
+        // with eviction down to 90 %
+        let b = 256 << 10
         let small = TestImages.jpeg(width: 48, height: 48)
-        let b = small.count
-        for number in 0..<30 { origin.serve("/s/\(number).jpg", .image(small)) }
-        origin.serve("/big.jpg", .image(small + [UInt8](repeating: 0, count: 16 * b)))
-        let stack = try TestStack(environment: ["THUMBD_CACHE_MAX_BYTES": "\(30 * b + b / 2)"])
+        for number in 0..<30 { origin.serve("/s/\(number).jpg", .image(small + [UInt8](repeating: 0, count: b - small.count))) }
+        origin.serve("/big.jpg", .image(small + [UInt8](repeating: 0, count: 17 * b - small.count)))
+        let stack = try TestStack(environment: TestStack.signing.merging([
+            "THUMBD_CACHE_MAX_BYTES": "\(30 * b + b / 2 + 150 << 10)", "THUMBD_CACHE_MAX_ENTRIES": "100",
+        ]) { $1 })
         defer { stack.shutdown() }
         func path(_ name: String) -> String { "/insecure/skp:jpg/plain/\(origin.url(name))@jpg" }
 
@@ -76,9 +79,9 @@ struct SharedCacheTests {
 
         // Then the 20 nobody asked for again are evicted: the 10 used and the newest survive
         #expect(stack.eventually { stack.cacheFiles().count == 11 })
-        let files = stack.cacheFiles()
-        #expect(files.contains { $0.hasSuffix("/big.jpg@jpg") })
-        #expect((0..<30).filter { number in files.contains { $0.hasSuffix("/s/\(number).jpg@jpg") } } == used)
+        let files = Set(stack.cacheFiles())
+        #expect(files.contains(stack.servedFile(path("/big.jpg"), format: "jpg")))
+        #expect((0..<30).filter { files.contains(stack.servedFile(path("/s/\($0).jpg"), format: "jpg")) } == used)
         #expect(try stack.cacheCommand(["verify"]).status == 0)
         // and an evicted one is simply made again
         #expect(try stack.get(path("/s/0.jpg")).status == 200)
@@ -143,7 +146,7 @@ struct SharedCacheTests {
     }
 
     @Test func purgeBySourceRemovesEverySizeAndFormatAndNginxMissesThem() throws {
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 })
         defer { stack.shutdown() }
         let photo = origin.url("/photo.jpg")
         let ofPhoto = ["/insecure/rs:fit:100:100/plain/\(photo)@webp", "/insecure/rs:fill:50:50/plain/\(photo)@png",
@@ -158,7 +161,7 @@ struct SharedCacheTests {
 
         // Then all four of its files are gone, the other source's stays
         #expect(purge.status == 0 && purge.output.contains("purged 4 files"), "\(purge.output)")
-        #expect(stack.cacheFiles().count == 1 && stack.cacheFiles()[0].contains("other.jpg"))
+        #expect(stack.cacheFiles() == [stack.servedFile(ofOther, format: "webp")])
         // and nginx misses them: thumbd makes each again, from the photo fetched anew
         let jobs = stack.jobLogLines.count
         let fetches = origin.requestCount("/photo.jpg")

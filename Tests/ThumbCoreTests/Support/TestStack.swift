@@ -1,4 +1,5 @@
 import Foundation
+@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,10 @@ final class TestStack: @unchecked Sendable {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         return bundle.appendingPathComponent("thumbd").path
     }
+
+    /// A key and salt to start thumbd with: URLs are then signed, and their thumbnails are served
+    /// by nginx alone (insecure mode stores every thumbnail privately: every request reaches thumbd).
+    static let signing = ["THUMBD_KEY": "7465737473746b6579", "THUMBD_SALT": "7465737473616c74"]
 
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
     ///   insecure mode unless the environment gives a key: `insecure` URLs).
@@ -98,8 +103,34 @@ final class TestStack: @unchecked Sendable {
 
     deinit { shutdown() }
 
+    /// A path written `/insecure/...`, signed with the stack's key when it has one (`signing`).
     func get(_ path: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPResponse {
-        try HTTPClient.get(port: port, path: path, headers: headers, method: method)
+        try HTTPClient.get(port: port, path: signed(path), headers: headers, method: method)
+    }
+
+    /// `/insecure/{rest}` as a page would link it: `/{signature}/{rest}` with the stack's key, or
+    /// as it is in insecure mode. Any other path is sent as it is.
+    func signed(_ path: String) -> String {
+        guard path.hasPrefix("/insecure/"), let verifier else { return path }
+        return verifier.signedPath(String(path.dropFirst("/insecure".count)))
+    }
+
+    /// Where the thumbnail of `path` (signed as `get` signs it) is stored in `format`, relative to
+    /// the cache root: `served/{c}/{signature}.{ext}`.
+    func servedFile(_ path: String, format: String) -> String {
+        let signature = signed(path).dropFirst().prefix { $0 != "/" }
+        return "served/\(signature.prefix(1))/\(signature).\(format)"
+    }
+
+    private var verifier: SignatureVerifier? {
+        guard let key = thumbdEnvironment["THUMBD_KEY"].map(Self.bytes(hex:)),
+              let salt = thumbdEnvironment["THUMBD_SALT"].map(Self.bytes(hex:)) else { return nil }
+        return SignatureVerifier(pairs: [.init(key: key, salt: salt)])
+    }
+
+    private static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
     }
 
     /// A path sent byte for byte, UTF-8 or not.
