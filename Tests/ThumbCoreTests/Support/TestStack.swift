@@ -41,14 +41,15 @@ final class TestStack: @unchecked Sendable {
     ///   insecure mode unless the environment gives a key: `insecure` URLs).
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
-    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = []) throws {
+    /// - Parameter cacheRoot: where the cache is, its index beside it; by default in the stack's directory.
+    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil) throws {
         self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
-        cacheRoot = directory + "/cache"
+        self.cacheRoot = cacheRoot ?? directory + "/cache"
         port = try Self.freePort()
-        for (path, mode) in [(directory, 0o755), (cacheRoot, 0o755), (directory + "/nginx-tmp", 0o777), (directory + "/site.d", 0o755)] {
+        for (path, mode) in [(directory, 0o755), (self.cacheRoot, 0o755), (directory + "/nginx-tmp", 0o777), (directory + "/site.d", 0o755)] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             chmod(path, mode_t(mode))  // nginx's workers run as nobody
         }
@@ -59,8 +60,8 @@ final class TestStack: @unchecked Sendable {
         try Self.render("nginx/nginx.conf", to: directory + "/nginx.conf", ["@RUN_DIR@": directory])
         try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
             "@HTTP_LISTEN@": "127.0.0.1:\(port)",
-            "@CACHE_ROOT@": cacheRoot,
-            "@HITS_LOG@": cacheRoot + ".hits.log",
+            "@CACHE_ROOT@": self.cacheRoot,
+            "@HITS_LOG@": self.cacheRoot + ".hits.log",
             "@FASTCGI_PASS@": instances == 1 ? "unix:\(sockets[0])" : "thumbd_instances",
             "@SITE_EXTRAS@": directory + "/site.d/*.conf",
         ])
@@ -81,7 +82,7 @@ final class TestStack: @unchecked Sendable {
             try "upstream thumbd_instances {\n\(servers)\n}\n\(site)".write(toFile: run + "/thumbd-site.conf", atomically: true, encoding: .utf8)
         }
         var thumbdEnvironment = [
-            "THUMBD_CACHE_ROOT": cacheRoot,
+            "THUMBD_CACHE_ROOT": self.cacheRoot,
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
             "THUMBD_CACHE_MAX_ENTRIES": "20000",
