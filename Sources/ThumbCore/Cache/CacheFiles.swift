@@ -41,10 +41,11 @@ struct CacheFiles: Sendable {
         } ?? nil
     }
 
-    /// Unlinks the file at `path`; a link there is removed, never followed. False when nothing was removed.
+    /// Unlinks the file at `path`; a link there is removed, never followed. True when no file is
+    /// there any more (removed now, or gone already).
     @discardableResult
     func remove(_ path: String) -> Bool {
-        inDirectory(of: path) { directory, name in unlinkat(directory, name, 0) == 0 } ?? false
+        inDirectory(of: path) { directory, name in unlinkat(directory, name, 0) == 0 || errno == ENOENT } ?? false
     }
 
     /// Runs `body` with the file's directory open (reached without following a link, openat2's

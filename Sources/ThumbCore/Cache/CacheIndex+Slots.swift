@@ -111,10 +111,10 @@ extension CacheIndex {
 
     /// Frees a victim's entry once its file is gone; its bytes, or nil when something else
     /// happened to it meanwhile (or the unlink failed, and the entry is in use again).
-    func freeIfRemovedLocked(_ mapping: IndexMapping, _ victim: Victim) -> UInt64? {
+    func freeIfRemovedLocked(_ mapping: IndexMapping, _ victim: Victim, gone: Bool) -> UInt64? {
         var entry = mapping.entry(victim.slot)
         guard entry.state == .evicting, entry.ownerPID == pid, entry.pathHash == victim.pathHash else { return nil }
-        if files.info(victim.path) != nil {
+        if !gone, files.info(victim.path) != nil {
             entry.state = .used
             entry.ownerPID = 0
             mapping.write(entry, at: victim.slot)
@@ -159,12 +159,13 @@ extension CacheIndex {
         recountLocked(mapping, rebuildingTable: !(starting && intact))
         for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
-            if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: starting) {
+            if entry.state == .pending || entry.state == .evicting,
+               ownerIsGone(entry.ownerPID, starting: starting, began: entry.lastUsed) {
                 settleSlotLocked(mapping, slot)
             }
         }
         let scanner = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
-        if scanner != 0, ownerIsGone(scanner, starting: starting) {
+        if scanner != 0, ownerIsGone(scanner, starting: starting, began: 0) {
             mapping.store(UInt64(0), at: H.scanningPID)
             scanWanted = true
         }
@@ -181,10 +182,10 @@ extension CacheIndex {
             && (mapping.load(H.entryCount) as UInt64) <= (mapping.load(H.slotsInUse) as UInt64)
     }
 
-    /// A process that died; at start, also this process's own pid, left by an earlier process
-    /// that had the same pid (a container's thumbd often does).
-    private func ownerIsGone(_ owner: UInt32, starting: Bool) -> Bool {
-        owner == pid ? starting : !Self.isAlive(owner)
+    /// A process that died; at start, also this process's own pid on work `began` before this
+    /// process did, left by an earlier process that had the same pid.
+    private func ownerIsGone(_ owner: UInt32, starting: Bool, began: UInt64) -> Bool {
+        owner == pid ? starting && began < startedAt : !Self.isAlive(owner)
     }
 
     private func recountLocked(_ mapping: IndexMapping, rebuildingTable: Bool) {

@@ -76,6 +76,7 @@ public final class CacheUpkeep: Sendable {
         NamedThread.start("thumbd-scan") { [self] in
             System.runInBackground()
             do throws(ThumbError) {
+                try index.checkSlotsAfterStart()
                 try scan.run(fill: index.takeScanRequest())
             } catch {
                 logger.error("cache scan failed", metadata: ["error": "\(error)"])

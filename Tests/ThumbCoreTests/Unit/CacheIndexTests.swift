@@ -76,8 +76,9 @@ struct CacheIndexTests {
             }
         }
 
-        // When a thumbd opens the index
+        // When a thumbd opens the index, and checks its slots as it does after start
         let reopened = try cache.index()
+        try reopened.checkSlotsAfterStart()
 
         // Then the published file counts with its size on disk, and the other is gone
         let entries = try reopened.entries()
@@ -136,6 +137,7 @@ struct CacheIndexTests {
 
         // Then nothing trapped, and a process starting now, with a scan and a repair, agrees with the disk
         let reopened = try cache.index(maxEntries: 200)
+        try reopened.checkSlotsAfterStart()
         try CacheScan(index: reopened, oldLayout: TestCache.oldLayout, logger: .init(label: "test")).run(fill: true)
         let verifier = CacheVerifier(index: reopened)
         try verifier.repair(try verifier.verify())
