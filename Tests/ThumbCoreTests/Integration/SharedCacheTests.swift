@@ -212,57 +212,60 @@ struct SharedCacheTests {
     @Test func aFullDiskStillAnswersAndStoresAgainOnceThereIsRoom() throws {
         // Given a cache root and its index on a 128 KiB tmpfs, with a bound larger than the disk
         // (needs root; skipped with a message otherwise)
-        let disk = try TestDirectory()
-        guard Self.mount(tmpfsOf: "128k", at: disk.path) else {
-            print("skipped: cannot mount a tmpfs here (not root?)")
-            return
-        }
-        defer { _ = Self.unmount(disk.path) }
-        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_CACHE_MAX_ENTRIES": "100"]) { $1 },
-                                  cacheRoot: disk.path + "/cache")
-        defer { stack.shutdown() }
+        try Self.onTmpfs(of: "128k") { disk in
+            let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_CACHE_MAX_ENTRIES": "100"]) { $1 },
+                                      cacheRoot: disk.path + "/cache")
+            defer { stack.shutdown() }
 
-        // When far more thumbnails than fit are asked for
-        for width in 0..<40 {
-            let response = try stack.get("/insecure/rs:fill:\(300 + width):300/plain/\(origin.url("/photo.jpg"))@png")
-            // Then each is answered with the whole image, stored or not, and thumbd lives on (its
-            // index's pages were reserved when it was made: a write to them never faults)
-            #expect(response.status == 200)
-            #expect(try ImageProbe(response.body).width == 300 + width)
-        }
-        #expect(stack.thumbdIsRunning)
-        // and nothing partial is left, the failure is logged once, the index agrees with the disk
-        #expect(!stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) })
-        #expect(stack.thumbdLog.components(separatedBy: "cannot store thumbnail").count - 1 == 1)
-        #expect(try stack.cacheCommand(["verify"]).status == 0)
+            // When far more thumbnails than fit are asked for
+            for width in 0..<40 {
+                let response = try stack.get("/insecure/rs:fill:\(300 + width):300/plain/\(origin.url("/photo.jpg"))@png")
+                // Then each is answered with the whole image, stored or not, and thumbd lives on (its
+                // index's pages were reserved when it was made: a write to them never faults)
+                #expect(response.status == 200)
+                #expect(try ImageProbe(response.body).width == 300 + width)
+            }
+            #expect(stack.thumbdIsRunning)
+            // and nothing partial is left, the failure is logged once, the index agrees with the disk
+            #expect(!stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) })
+            #expect(stack.thumbdLog.components(separatedBy: "cannot store thumbnail").count - 1 == 1)
+            #expect(try stack.cacheCommand(["verify"]).status == 0)
 
-        // When space comes back, storing resumes, and nginx serves what is stored
-        #expect(try stack.cacheCommand(["purge", "--all"]).status == 0)
-        let path = "/insecure/rs:fill:90:90/plain/\(origin.url("/photo.jpg"))@png"
-        #expect(try stack.get(path).status == 200)
-        #expect(stack.cacheFiles() == [stack.servedFile(path, format: "png")])
-        #expect(stack.thumbdLog.contains("storing thumbnails works again"))
-        #expect(try stack.get(path).headers["server-timing"] == nil)
+            // When space comes back, storing resumes, and nginx serves what is stored
+            #expect(try stack.cacheCommand(["purge", "--all"]).status == 0)
+            let path = "/insecure/rs:fill:90:90/plain/\(origin.url("/photo.jpg"))@png"
+            #expect(try stack.get(path).status == 200)
+            #expect(stack.cacheFiles() == [stack.servedFile(path, format: "png")])
+            #expect(stack.thumbdLog.contains("storing thumbnails works again"))
+            #expect(try stack.get(path).headers["server-timing"] == nil)
+        }
     }
 
     @Test func anIndexThatDoesNotFitTheDiskIsRefusedAtStartSayingWhy() throws {
         // Given a 64 KiB tmpfs for the cache, and an index for 1,000 entries (156 KB)
+        try Self.onTmpfs(of: "64k") { disk in
+            // When thumbd starts on it
+            let start = Result { try TestStack(environment: ["THUMBD_CACHE_MAX_ENTRIES": "1000"], cacheRoot: disk.path + "/cache") }
+
+            // Then it refuses, naming the index and the setting that sizes it
+            #expect(throws: StackError.self) { try start.get() }
+            if case .failure(let error) = start {
+                #expect("\(error)".contains("cannot reserve"), "\(error)")
+                #expect("\(error)".contains("THUMBD_CACHE_MAX_ENTRIES"), "\(error)")
+            }
+        }
+    }
+
+    /// Runs `body` with a temp directory that is a tmpfs of `size`, unmounted after; skipped with a
+    /// message where no tmpfs can be mounted (not root).
+    static func onTmpfs(of size: String, _ body: (TestDirectory) throws -> Void) throws {
         let disk = try TestDirectory()
-        guard Self.mount(tmpfsOf: "64k", at: disk.path) else {
+        guard mount(tmpfsOf: size, at: disk.path) else {
             print("skipped: cannot mount a tmpfs here (not root?)")
             return
         }
-        defer { _ = Self.unmount(disk.path) }
-
-        // When thumbd starts on it
-        let start = Result { try TestStack(environment: ["THUMBD_CACHE_MAX_ENTRIES": "1000"], cacheRoot: disk.path + "/cache") }
-
-        // Then it refuses, naming the index and the setting that sizes it
-        #expect(throws: StackError.self) { try start.get() }
-        if case .failure(let error) = start {
-            #expect("\(error)".contains("cannot reserve"), "\(error)")
-            #expect("\(error)".contains("THUMBD_CACHE_MAX_ENTRIES"), "\(error)")
-        }
+        defer { _ = unmount(disk.path) }
+        try body(disk)
     }
 
     /// Random bytes over the start of a file.
