@@ -16,6 +16,7 @@ public final class Metrics: Sendable {
         case overloaded
         case deadlinesExceeded = "deadlines_exceeded"
         case fallbacks
+        case fallbackRenders = "fallback_renders"
 
         var help: String {
             switch self {
@@ -28,6 +29,7 @@ public final class Metrics: Sendable {
             case .overloaded: "Requests refused with 503 because a queue was full"
             case .deadlinesExceeded: "Requests answered with 504 because their thumbnail was not ready in time"
             case .fallbacks: "Jobs answered with the fallback image because their source failed"
+            case .fallbackRenders: "Fallback images rendered; one is kept in memory for FALLBACK_IMAGE_TTL and answered from there"
             }
         }
     }

@@ -16,6 +16,7 @@ public struct ThumbnailPipeline: Sendable {
     public let metrics: Metrics
     public let logger: Logger
     public let fallback: FallbackImage?
+    private let recentFallbacks: RecentFallbacks
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
                 metrics: Metrics, logger: Logger, fallback: FallbackImage? = nil) {
@@ -26,6 +27,7 @@ public struct ThumbnailPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.fallback = fallback
+        recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.maxAge ?? 0))
     }
 
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
@@ -44,6 +46,10 @@ public struct ThumbnailPipeline: Sendable {
     /// `previous` is where an earlier job put the same thumbnail (another spelling of the URL):
     /// if that file is still there, it is linked instead of made again.
     private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
+        if let fallback = recentFallbacks.thumbnail(for: request.key) {
+            metrics.increment(.fallbacks)
+            return .success(fallback)
+        }
         let pipeline = self
         if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
             try pipeline.reuse(previous, for: request, documentURI: documentURI)
@@ -64,16 +70,19 @@ public struct ThumbnailPipeline: Sendable {
     }
 
     /// A source that failed gets the fallback image, if there is one, rendered with the request's
-    /// options; if that fails too, the source's error stands.
+    /// options and kept for the next requests; if that fails too, the source's error stands.
     private func standingIn(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
         guard case .failure(let error) = outcome, error.fallsBack, let fallback else { return outcome }
         let renderer = self.renderer
         let rendered = await renderPool.runCatching { () throws(ThumbError) in
             try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
         }
+        metrics.increment(.fallbackRenders)
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
-        return .success(Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback))
+        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback)
+        recentFallbacks.keep(thumbnail, for: request.key)
+        return .success(thumbnail)
     }
 
     private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {

@@ -2,6 +2,7 @@ import CFastCGI
 import Dispatch
 import Foundation
 import Logging
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,6 +33,7 @@ public final class FastCGIServer: Sendable {
     private let gate: ConnectionGate
     private let ready = ConnectionQueue()
     private let handler: RequestHandler
+    private let departures: Departures
     private let logger: Logger
     /// Requests accepted and not yet answered.
     private let outstanding = DispatchGroup()
@@ -44,6 +46,7 @@ public final class FastCGIServer: Sendable {
         let listening = try ListenSocket.open(settings.address, group: settings.socketGroup)
         gate = try ConnectionGate(listening: listening, paramsTimeout: .milliseconds(Int(settings.paramsTimeout * 1000)),
                                   maxConnections: Self.maxConnections(descriptors: descriptors), ready: ready, logger: logger)
+        departures = try Departures()
         self.settings = settings
         self.handler = handler
         self.logger = logger
@@ -129,26 +132,44 @@ public final class FastCGIServer: Sendable {
                 accept: Self.param("HTTP_ACCEPT", request) ?? ""
             )
             outstanding.enter()
-            let exchange = Exchange(request, gate: gate)
-            handler.respond(to: incoming) { [outstanding] response in
-                exchange.finish(with: response)
-                outstanding.leave()
+            let exchange = Exchange(request, gate: gate, outstanding: outstanding)
+            let watch = departures.watch(descriptor) { exchange.end(answer: nil) }
+            handler.respond(to: incoming) { [departures] response in
+                departures.forget(watch)
+                exchange.end(answer: response)
             }
         }
     }
 
-    /// One accepted request until its answer is written; then the connection is closed and the
-    /// request freed. Answered exactly once (ReplyOnce), from whichever thread has the answer.
+    /// One accepted request until its answer is written or nginx has gone; then the connection is
+    /// closed and the request freed, once, by whichever thread is first.
     private final class Exchange: @unchecked Sendable {
         private let request: UnsafeMutablePointer<FCGX_Request>
         private let gate: ConnectionGate
+        private let outstanding: DispatchGroup
+        private let ended = Atomic(false)
 
-        init(_ request: UnsafeMutablePointer<FCGX_Request>, gate: ConnectionGate) {
+        init(_ request: UnsafeMutablePointer<FCGX_Request>, gate: ConnectionGate, outstanding: DispatchGroup) {
             self.request = request
             self.gate = gate
+            self.outstanding = outstanding
         }
 
-        func finish(with response: OutgoingResponse) {
+        /// Writes `answer`, or nothing when nginx has closed the connection (its client left).
+        func end(answer: OutgoingResponse?) {
+            guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            if let answer {
+                finish(with: answer)
+            } else {
+                request.pointee.detached = 1
+                FCGX_Free(request, 1)
+            }
+            request.deallocate()
+            gate.closed()
+            outstanding.leave()
+        }
+
+        private func finish(with response: OutgoingResponse) {
             FastCGIServer.write(response, to: request.pointee.out)
             // Sends what is buffered and the end of the request.
             FCGX_FClose(request.pointee.err)
@@ -161,8 +182,6 @@ public final class FastCGIServer: Sendable {
             // One request per connection: one that asked to keep it open would never be closed.
             request.pointee.keepConnection = 0
             FCGX_Finish_r(request)
-            request.deallocate()
-            gate.closed()
         }
 
         private static func discardWhatArrived(_ descriptor: Int32) {

@@ -55,19 +55,49 @@ final class FallbackImageTests {
         #expect(stack.cacheFiles().isEmpty)
     }
 
-    @Test func theRealThumbnailAppearsOnceTheOriginRecovers() throws {
-        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "THUMBD_NOT_FOUND_CACHE_TTL": "0"])
+    @Test(.timeLimit(.minutes(1)))
+    func aBrokenSourceIsRenderedOnceForItsLifetimeHoweverOftenItIsAskedFor() throws {
+        // Given a source the origin does not have
+        let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath])
+        defer { stack.shutdown() }
+        let path = "/insecure/rs:fit:60:60/plain/\(origin.url("/gone.jpg"))@png"
+
+        // When it is asked for 200 times, one request after another: each its own job
+        let answers = try (0..<200).map { _ in try stack.get(path) }
+
+        // Then each gets the fallback, rendered once, and nothing is stored
+        #expect(answers.allSatisfy { $0.status == 200 && $0.headers["server-timing"] == "thumbd;desc=fallback" })
+        let last = try ImageProbe(answers[199].body).color(x: 30, y: 20)
+        #expect(last.red > 230 && last.green < 25 && last.blue > 230, "\(last)")
+        let metrics = try stack.metrics()
+        #expect(metrics["thumbd_fallback_renders_total"] == 1)
+        #expect(metrics["thumbd_fallbacks_total"] == 200)
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theRealThumbnailAppearsOnceTheOriginRecovers() throws {
+        // Given a fallback kept for 1 s standing in for a missing source
+        let stack = try TestStack(environment: [
+            "THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "THUMBD_FALLBACK_IMAGE_TTL": "1", "THUMBD_NOT_FOUND_CACHE_TTL": "0",
+        ])
         defer { stack.shutdown() }
         let path = "/insecure/rs:fit:60:60/plain/\(origin.url("/later.jpg"))@png"
         #expect(try stack.get(path).headers["server-timing"] == "thumbd;desc=fallback")
 
-        // When the origin has the image, nginx still asks thumbd (nothing was stored)
+        // When the origin has the image: nginx still asks thumbd (nothing was stored), which makes
+        // the real thumbnail once the fallback's second has passed
         origin.serve("/later.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
-        let recovered = try stack.get(path)
+        var recovered: HTTPResponse?
+        #expect(try stack.eventually {
+            recovered = try stack.get(path)
+            return recovered?.headers["server-timing"] == "thumbd;desc=miss"
+        })
 
-        #expect(recovered.status == 200)
-        #expect(recovered.headers["server-timing"] == "thumbd;desc=miss")
-        #expect(try ImageProbe(recovered.body).color(x: 30, y: 1).blue < 60)  // the gradient's red top, not magenta
+        // Then it is the real thumbnail, stored
+        let thumbnail = try #require(recovered)
+        #expect(thumbnail.status == 200)
+        #expect(try ImageProbe(thumbnail.body).color(x: 30, y: 1).blue < 60)  // the gradient's red top, not magenta
         #expect(stack.cacheFiles().count == 1)
     }
 

@@ -33,6 +33,38 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdIsRunning)
     }
 
+    @Test(.timeLimit(.minutes(2)))
+    func clientsThatLeaveWhileTheirMissWaitsHoldNoDescriptors() throws {
+        // Given an origin that holds its answer, thumbd that would wait for it a minute, and one
+        // client waiting for a thumbnail, whose job has asked the origin
+        let origin = try TestOrigin()
+        origin.serve("/slow.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.pause("/slow.jpg")
+        let stack = try TestStack(environment: ["THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60", "THUMBD_DOWNLOAD_TIMEOUT": "60"])
+        let pid = try #require(stack.thumbdPID)
+        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
+        let path = "/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png"
+        var clients = [try HTTPClient.ask(port: stack.port, path: path)]
+        #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
+        let one = descriptors()  // with the job's connection to the origin
+
+        // When 499 more clients ask nginx for it, and all leave once thumbd holds their requests
+        clients += try (1..<500).map { _ in try HTTPClient.ask(port: stack.port, path: path) }
+        #expect(stack.eventually { descriptors() >= one + 499 })
+        for client in clients { close(client) }
+
+        // Then nginx closes their FastCGI connections, and thumbd its ends at once, unanswered
+        #expect(stack.eventually { descriptors() <= one - 1 }, "\(one) descriptors with one client, \(descriptors()) now")
+
+        // and the job goes on: once the origin answers, the thumbnail is stored and nginx serves it
+        origin.release("/slow.jpg")
+        #expect(stack.eventually { stack.cacheFiles().count == 1 })
+        let later = try stack.get(path)
+        #expect(later.status == 200 && later.headers["server-timing"] == nil)
+        #expect(origin.requestCount("/slow.jpg") == 1)
+        #expect(stack.thumbdIsRunning)
+    }
+
     @Test func acceptingOutOfDescriptorsPausesAndResumes() throws {
         // Given thumbd whose descriptor limit is lowered under it to a few more than it holds
         // (and that gives a connection a minute to send its head)

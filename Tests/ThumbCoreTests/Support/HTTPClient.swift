@@ -70,6 +70,19 @@ enum HTTPClient {
         return HTTPResponse(status: status, headers: fields, body: body)
     }
 
+    /// Connects and sends the request, and returns the connection without reading: a client that
+    /// leaves before its answer closes it.
+    static func ask(port: Int, path: String) throws -> Int32 {
+        let fd = try openSocket(port: port, timeout: 30)
+        do {
+            try sendAll(fd, requestHead(port: port, path: Array(path.utf8), headers: [:], method: "GET"))
+        } catch {
+            close(fd)
+            throw error
+        }
+        return fd
+    }
+
     /// Fires `count` identical requests from `count` threads, released together once all are ready, and returns
     /// the results in thread order; used to provoke races such as concurrent misses for one thumbnail.
     static func getConcurrently(port: Int, path: String, count: Int,
