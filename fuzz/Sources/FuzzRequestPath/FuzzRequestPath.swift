@@ -15,23 +15,30 @@ func fuzzRequestPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         _ = request.key.digest
         let negotiated = request.negotiating(FormatNegotiation(webp: true, avif: true), accept: "image/avif,image/webp")
         for request in [request, negotiated] {
-            _ = CachePath.candidates(documentURI: documentURI ?? requestURI, naming: request.naming,
-                                     format: request.options.format)
+            // Every name a request can have is one the cache's layout holds: no spelling of a URL
+            // names a file anywhere else.
+            for path in CachePath.candidates(signature: request.signature, documentURI: documentURI ?? requestURI,
+                                             naming: request.naming, format: request.options.format)
+            where !CacheFiles.isWellFormed(path.relative) {
+                fatalError("\(requestURI.debugDescription) is stored at \(path.relative.debugDescription)")
+            }
         }
     }
     checkSignatureRoundTrip(requestURI)
     return 0
 }
 
-/// A path signed with the key must be read as the same path without a key reads it: the signature
-/// covers the path as sent, whatever bytes it holds.
+/// A path signed with the key must be read as the same path without a key reads it (but for the
+/// signature the cache names its file by): the signature covers the path as sent, whatever bytes
+/// it holds.
 private func checkSignatureRoundTrip(_ requestURI: String) {
     guard requestURI.hasPrefix("/"), !requestURI.contains("?"),
           let slash = requestURI.dropFirst().firstIndex(of: "/") else { return }
     let signed = signedParser.verifier.signedPath(String(requestURI[slash...]))
     let withKey = Result { () throws(ThumbError) in try signedParser.parse(rawPath: signed) }
     let withoutKey = Result { () throws(ThumbError) in try keylessTwin.parse(rawPath: signed) }
-    guard (try? withKey.get()) == (try? withoutKey.get()) else {
+    let unsigned = { (request: ThumbnailRequest) in ThumbnailRequest(sourceURL: request.sourceURL, options: request.options) }
+    guard (try? withKey.get()).map(unsigned) == (try? withoutKey.get()) else {
         fatalError("\(signed.debugDescription) reads as \(withKey) with its key, \(withoutKey) without")
     }
 }
