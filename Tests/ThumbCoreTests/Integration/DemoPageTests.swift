@@ -101,7 +101,7 @@ struct DemoPageTests {
     }
 }
 
-/// deploy/run in a temp directory on a free port, with the test photos as its origin.
+/// deploy/run in a temp directory on a free port, with the test photos (or the photos given) as its origin.
 final class DemoRun {
     static let window = (width: 1280, height: 2800)
     let directory: String
@@ -109,34 +109,35 @@ final class DemoRun {
     private let process: Process
     private let networkUnchanged: NetworkChangeLock
 
-    init() throws {
+    /// - Parameter photos: the origin's files, by name, each a copy of the file at its path; by
+    ///   default every test photo.
+    /// - Parameter prepare: called with the run directory before deploy/run starts in it.
+    init(photos: [String: String]? = nil, prepare: (String) throws -> Void = { _ in }) throws {
         networkUnchanged = try NetworkChangeLock(exclusive: false)
         var template = Array("/tmp/thumbd-demo-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
         port = try TestStack.freePort()
-        // The photos deploy/run would fetch, there already: it keeps them
-        let photos = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
-        try FileManager.default.createDirectory(atPath: directory + "/origin", withIntermediateDirectories: true)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: photos)) ?? [] {
-            try FileManager.default.copyItem(atPath: photos + "/" + name, toPath: directory + "/origin/" + name)
+        // deploy/run's THUMBD_PHOTOS: root's, in a directory only root may write to, as it demands
+        let photoDirectory = directory + "/photos"
+        try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: false)
+        let testPhotos = (try? FileManager.default.contentsOfDirectory(atPath: TestPhotos.directory)) ?? []
+        for (name, path) in photos ?? Dictionary(uniqueKeysWithValues: testPhotos.map { ($0, TestPhotos.directory + "/" + $0) }) {
+            try FileManager.default.copyItem(atPath: path, toPath: photoDirectory + "/" + name)
         }
+        try prepare(directory)
         process = Process()
         process.executableURL = URL(fileURLWithPath: TestStack.repositoryRoot + "/deploy/run")
         // As from a user's shell: not the restrictive ImageMagick policy these tests draw under.
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "MAGICK_CONFIGURE_PATH" }.merging([
             "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
+            "THUMBD_PHOTOS": photoDirectory,
         ]) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         _ = FileManager.default.createFile(atPath: directory + "/deploy-run.log", contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
-        // The test runner's threads block most signals, and a child inherits the mask: deploy/run
-        // (bash) would never see the TERM that stops it. It starts with none blocked, as from a shell.
-        var none = sigset_t(), blocked = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &blocked)
-        defer { pthread_sigmask(SIG_SETMASK, &blocked, nil) }
-        try process.run()
+        // deploy/run (bash) must see the TERM that stops it.
+        try process.runWithSignalsUnblocked()
         let deadline = Date(timeIntervalSinceNow: 60)
         while (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status != 200 {
             guard Date() < deadline, process.isRunning else { throw StackError("deploy/run did not serve its page") }
