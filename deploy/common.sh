@@ -141,6 +141,33 @@ export_demo_settings() {
     export THUMBD_PRESETS=${THUMBD_PRESETS:-square=rs:fill:200:200,banner=rs:fill:400:120/q:70,soft=rs:fill:200:200/bl:4,pixel=rs:fill:200:200/pix:10}
 }
 
+# Prints TEXT with every byte outside RFC 3986's unreserved characters as %XX.
+percent_encode() {
+    local LC_ALL=C text=$1 out="" char i
+    for ((i = 0; i < ${#text}; i++)); do
+        char=${text:i:1}
+        case $char in
+            [A-Za-z0-9._~-]) out+=$char ;;
+            *) printf -v char '%%%02X' "'$char"; out+=$char ;;
+        esac
+    done
+    printf '%s' "$out"
+}
+
+# Prints the source part of a thumbd path for the demo origin's photo NAME under BASE/origin/, in
+# format EXT (none: negotiated): plain when the name needs no escaping, else base64 (a plain source
+# may not carry %XX: thumbd would read it as a path that asks for something else).
+photo_source() {
+    local base=$1 name=$2 ext=${3:-} escaped
+    escaped=$(percent_encode "$name")
+    if [ "$escaped" = "$name" ]; then
+        printf 'plain/%s/origin/%s%s' "$base" "$name" "${ext:+@$ext}"
+    else
+        printf '%s%s' "$(printf '%s/origin/%s' "$base" "$escaped" | base64 -w0 | tr '+/' '-_' | tr -d '=' | fold -w 64 | paste -sd/)" \
+            "${ext:+.$ext}"
+    fi
+}
+
 # Writes DIR/nginx.conf from nginx/nginx.conf: an nginx of its own in DIR (pid, logs, temp files
 # there), whose site is DIR/thumbd-site.conf. nginx's master makes each temp path in DIR/nginx-tmp
 # itself, 0700 and its workers' (nobody's); made afresh, as an earlier run's could hold a link

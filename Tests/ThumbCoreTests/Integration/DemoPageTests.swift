@@ -70,6 +70,48 @@ struct DemoPageTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(3)))
+    func aPhotoNamedLikeMarkupIsShownAsItsNameAndItsThumbnailsLoad() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.chromium) else {
+            print("skipped: Chromium is not installed here (Debian's chromium package; deploy/test installs it)")
+            return
+        }
+        // Given the demo with three photos, one of them named as markup that would retitle the page
+        let hostile = #"x"><img src=x onerror="document.title='owned'">.jpg"#
+        let names = try FileManager.default.contentsOfDirectory(atPath: TestPhotos.directory).filter { $0.hasSuffix(".jpg") }.sorted()
+        try #require(names.count >= 2, "no photos in \(TestPhotos.directory); deploy/test fetches them")
+        var photos = Dictionary(uniqueKeysWithValues: names.prefix(2).map { ($0, TestPhotos.directory + "/" + $0) })
+        photos[hostile] = TestPhotos.directory + "/" + names[0]
+        let demo = try DemoRun(photos: photos)
+        defer { demo.stop() }
+
+        // When a browser opens the page
+        let dom = try demo.dumpDOM()
+
+        // Then the page keeps its title, no element came from the name, and the name is shown as
+        // itself in its captions and alt texts, its thumbnails made from its escaped URLs
+        #expect(dom.contains("<title>thumbd demo</title>"))
+        #expect(!dom.contains("owned</title>"))
+        #expect(!dom.contains(#"<img src="x""#))
+        let tiles = try Self.tiles(dom)
+        #expect(tiles.count == 3 + 12)  // the gallery of three, <picture>, 4 presets, 6 gravities, the broken source
+        let named = tiles.filter { Self.unescaped($0.alt) == hostile }
+        #expect(!named.isEmpty)
+        for tile in named {
+            #expect(tile.status == "200" && tile.cache == "miss" && tile.pixels == tile.size, "\(tile)")
+        }
+        let captions = try NSRegularExpression(pattern: "<figcaption>(.*?)</figcaption>")
+            .matches(in: dom, range: NSRange(dom.startIndex..., in: dom)).map { Self.unescaped(String(dom[Range($0.range(at: 1), in: dom)!])) }
+        #expect(captions.filter { $0.hasSuffix(" · " + hostile) }.count == named.count)
+    }
+
+    /// Text as the DOM holds it, from its serialization: what a browser shows.
+    static func unescaped(_ html: String) -> String {
+        [("&quot;", "\""), ("&#39;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")].reduce(html) {
+            $0.replacingOccurrences(of: $1.0, with: $1.1)
+        }
+    }
+
     static func isBackground(_ color: (red: Int, green: Int, blue: Int)) -> Bool {
         abs(color.red - 246) < 3 && abs(color.green - 246) < 3 && abs(color.blue - 244) < 3
     }
@@ -81,7 +123,8 @@ struct DemoPageTests {
     /// The <img> elements of a dumped DOM, once the page said all were described.
     static func tiles(_ dom: String) throws -> [Tile] {
         guard dom.contains("data-ready=") else { throw StackError("the page's script never finished") }
-        let images = try NSRegularExpression(pattern: "<img [^>]*>").matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
+        // A quoted value may hold a ">".
+        let images = try NSRegularExpression(pattern: #"<img (?:[^>"]|"[^"]*")*>"#).matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
         return try images.map { match in
             let tag = String(dom[Range(match.range, in: dom)!])
             func attribute(_ name: String) throws -> String {
