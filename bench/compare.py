@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 BENCH = os.path.dirname(os.path.abspath(__file__))
@@ -319,13 +320,17 @@ class ImageFilter(Nginx):
 
 
 class StaticCeiling(Nginx):
-    """Plain nginx serving the thumbnails thumbd made, from the same directory at the same paths,
-    tuned for static files: the most a hit can cost."""
+    """Plain nginx serving the thumbnails thumbd made at the very paths of the requests for them
+    (hard links to thumbd's files, in a tree of their own), tuned for static files: what a hit
+    would cost if nginx needed nothing to find the file but the URI."""
 
     name = "plain nginx"
 
     def __init__(self, work, thumbd):
         self.port = free_port()
+        self.thumbd = thumbd
+        self.root = f"{work}/static-root"
+        shutil.rmtree(self.root, ignore_errors=True)
         super().__init__(f"{work}/static", f"""
     open_file_cache max=10000 inactive=60s;
     open_file_cache_valid 60s;
@@ -334,13 +339,24 @@ class StaticCeiling(Nginx):
         merge_slashes off;
         # thumbd's site has it too; plain nginx's hits are 2.2 % fewer instructions with it.
         request_pool_size 8k;
-        root {thumbd.run_dir}/cache;
-        # The files are the JPEG thumbnails of `plain/...@jpg` URLs, stored at those very paths.
+        root {self.root};
+        # The files are the JPEG thumbnails of `plain/...@jpg` URLs, at those very paths.
         default_type image/jpeg;
     }}""")
         self.base = f"http://127.0.0.1:{self.port}"
         time.sleep(0.5)
         self.pids = process_tree(self.process.pid)
+
+    def mirror(self, url):
+        """A hard link to the file thumbd stored for URL (served/{c}/{signature}.jpg), at the
+        URL's decoded path under this server's root; the URL on this server."""
+        path = url[len(self.thumbd.base):]
+        signature = path.split("/")[1]
+        target = self.root + urllib.parse.unquote(path)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if not os.path.exists(target):
+            os.link(f"{self.thumbd.run_dir}/cache/served/{signature[0]}/{signature}.jpg", target)
+        return self.base + path
 
 
 # --- the figures ------------------------------------------------------------------------------
@@ -532,7 +548,7 @@ class Run:
                     prefix = f"r{rounds}-{source.name}-jpg-c{self.levels[-1]}"
                     urls = [source.url(prefix, photo, "jpg") for photo in self.photos]
                     if server is static:
-                        urls = [static.base + url[len(thumbd.base):] for url in urls]
+                        urls = [static.mirror(url) for url in urls]
                     targets.append((server, urls))
                 first = (round_number - 1) % len(targets)
                 self.warm(targets[first:] + targets[:first], 1 if quick else WARM_SLICES, 2)

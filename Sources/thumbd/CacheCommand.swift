@@ -28,7 +28,10 @@ struct CacheLocation: ParsableArguments {
     }
 
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
+    /// Run as root, the command first becomes the cache root's owner: the index and the paths in
+    /// it are that user's writing, so nothing they say may be done with more rights than theirs.
     func openIndex(_ configuration: Configuration) throws -> CacheIndex {
+        try System.becomeOwner(of: configuration.cacheRoot)
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {
             throw ValidationError("no cache index at \(path): thumbd makes it when it starts (--cache-root, --cache-index)")
@@ -55,7 +58,8 @@ struct CacheStatsCommand: ParsableCommand {
         if json {
             var object: [String: Any] = [
                 "index": index.path, "index_file_bytes": usage.fileSize, "entries": usage.entries,
-                "capacity": usage.capacity, "bytes": usage.bytes, "max_bytes": usage.maxBytes,
+                "capacity": usage.capacity, "bytes": usage.bytes, "directory_bytes": usage.directoryBytes,
+                "disk_bytes": usage.diskBytes, "max_bytes": usage.maxBytes,
                 "max_entries": usage.maxEntries, "hits_reported": usage.hitsReported,
                 "hits_since": Self.date(usage.hitsSince), "keys_evicted": usage.keysEvicted,
                 "bytes_evicted": usage.bytesEvicted, "scanning": usage.scanning,
@@ -67,7 +71,8 @@ struct CacheStatsCommand: ParsableCommand {
             return
         }
         print("entries   \(usage.entries) of \(usage.maxEntries)\(Self.percent(UInt64(usage.entries), of: UInt64(usage.maxEntries)))")
-        print("bytes     \(usage.bytes) of \(usage.maxBytes)\(Self.percent(usage.bytes, of: usage.maxBytes))")
+        print("disk      \(usage.diskBytes) of \(usage.maxBytes)\(Self.percent(usage.diskBytes, of: usage.maxBytes)): "
+            + "files \(usage.bytes), directories \(usage.directoryBytes), index \(usage.fileSize)")
         if let oldest, let newest {
             print("oldest    \(Self.date(oldest.created)) \(oldest.path)")
             print("newest    \(Self.date(newest.created)) \(newest.path)")
@@ -157,7 +162,7 @@ struct CacheVerifyCommand: ParsableCommand {
             return
         }
         guard repair else { throw ExitCode(1) }
-        try verifier.repair(report, identity: StoredPathIdentity(parser: RequestPathParser(configuration: configuration)))
+        try verifier.repair(report)
         let after = try verifier.verify()
         print(after.isConsistent ? "repaired: consistent" : "still inconsistent after repair")
         if !after.isConsistent { throw ExitCode(1) }

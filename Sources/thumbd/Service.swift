@@ -23,7 +23,10 @@ struct Service {
         }
         let logger = Logger(label: "thumbd")
         if configuration.signing.acceptsAnySignature {
-            logger.warning("insecure mode (INSECURE): URL signatures are not checked, anyone may ask for any thumbnail")
+            logger.warning("""
+                insecure mode (INSECURE): URL signatures are not checked, anyone may ask for any thumbnail; with no \
+                signature to name files by, every thumbnail is stored privately and every request reaches thumbd
+                """)
         }
         try FileManager.default.createDirectory(atPath: configuration.cacheRoot, withIntermediateDirectories: true)
 
@@ -33,7 +36,7 @@ struct Service {
             index: CacheIndex(root: configuration.cacheRoot, path: configuration.cache.indexPath(root: configuration.cacheRoot),
                               maxEntries: configuration.cache.maxEntries),
             settings: configuration.cache,
-            identity: StoredPathIdentity(parser: RequestPathParser(configuration: configuration)),
+            oldLayout: OldLayout(parser: RequestPathParser(configuration: configuration)),
             logger: logger
         )
         cache.start()

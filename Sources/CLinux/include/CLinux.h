@@ -2,7 +2,7 @@
 #define THUMBD_CLINUX_H
 
 // Linux system calls glibc has no wrapper for, which Swift cannot reach through the variadic
-// syscall(2), and Linux headers Swift's Glibc module leaves out (epoll): no logic here, only the
+// syscall(2), and Linux headers Swift's Glibc module leaves out (epoll, extended attributes): no logic here, only the
 // calls.
 
 #include <stdint.h>
@@ -12,6 +12,7 @@
 #include <sys/epoll.h>
 #include <linux/openat2.h>
 #include <sys/prctl.h>
+#include <sys/xattr.h>
 
 // Linux's value; glibc shows it only under _GNU_SOURCE.
 #ifndef O_PATH

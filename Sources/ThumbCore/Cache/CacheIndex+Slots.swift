@@ -31,11 +31,8 @@ extension CacheIndex {
             return
         }
         let count = mapping.count(H.entryCount)
-        let path = Array(record.path.utf8)
         guard count < mapping.layout.capacity else { throw .internalFailure("cache index is full (\(count) entries)") }
-        guard !path.isEmpty, path.count <= Int(UInt16.max) else { throw .internalFailure("path too long for the cache index") }
-        let offset = try allocatePathLocked(mapping, length: path.count)
-        path.withUnsafeBytes { (mapping.base + mapping.layout.arenaOffset + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        guard CacheFiles.isWellFormed(record.path) else { throw .internalFailure("not a cache path: \(record.path)") }
         let slot: Int
         do throws(ThumbError) {
             slot = try freeSlotLocked(mapping)
@@ -45,15 +42,16 @@ extension CacheIndex {
             if !repairLocked(mapping, checkingEverySlot: true) { scanWanted = true }
             slot = try freeSlotLocked(mapping)
         }
+        let path = Array(record.path.utf8)
+        mapping.writePath(path, at: slot)
         mapping.write(IndexEntry(
             pathHash: hash, keyHash: record.keyHash, sourceHash: record.sourceHash, bytes: record.bytes,
-            created: now, lastUsed: now, pathOffset: UInt32(offset), pathLength: UInt16(path.count),
+            created: now, lastUsed: now, pathLength: UInt8(path.count),
             state: .pending, isLink: record.isLink, ownerPID: pid
         ), at: slot)
         insertIntoTableLocked(mapping, hash: hash, slot: slot)
         mapping.store(UInt64(count + 1), at: H.entryCount)
         adjustTotalBytesLocked(mapping, adding: record.bytes, removing: 0)
-        mapping.store((mapping.load(H.arenaLive) as UInt64) &+ UInt64(path.count), at: H.arenaLive)
     }
 
     /// Makes the entry for `record.path` agree with the disk once its publish is over. A file the
@@ -65,7 +63,7 @@ extension CacheIndex {
             if entry.state == .pending && entry.ownerPID == pid {
                 settleSlotLocked(mapping, slot)
             }
-        } else if Self.fileInfo(root + record.path) != nil {
+        } else if files.info(record.path) != nil {
             do throws(ThumbError) {
                 try reserveLocked(mapping, record)
                 if let slot = mapping.findSlot(hash, matchingPath: record.path) { settleSlotLocked(mapping, slot) }
@@ -78,13 +76,13 @@ extension CacheIndex {
     /// A pending or evicting entry whose work is over or whose owner died: the disk decides.
     func settleSlotLocked(_ mapping: IndexMapping, _ slot: Int) {
         var entry = mapping.entry(slot)
-        guard let path = mapping.path(of: entry) else { return freeLocked(mapping, slot) }
+        guard let path = mapping.path(slot), CacheFiles.isWellFormed(path) else { return freeLocked(mapping, slot) }
         if entry.state == .evicting {
-            unlink(root + path)
+            files.remove(path)
         }
-        guard entry.state != .evicting, let info = Self.fileInfo(root + path) else { return freeLocked(mapping, slot) }
+        guard entry.state != .evicting, let info = files.info(path) else { return freeLocked(mapping, slot) }
         let isLink = entry.isLink && info.st_nlink > 1
-        let bytes: UInt64 = isLink ? 0 : UInt64(info.st_size)
+        let bytes: UInt64 = isLink ? 0 : CacheFiles.allocatedBytes(info)
         adjustTotalBytesLocked(mapping, adding: bytes, removing: entry.bytes)
         entry.bytes = bytes
         entry.isLink = isLink
@@ -101,7 +99,7 @@ extension CacheIndex {
             let slot = cursor
             cursor += 1
             var entry = mapping.entry(slot)
-            guard entry.state == .used, mapping.slotIsIntact(slot), let path = mapping.path(of: entry),
+            guard entry.state == .used, mapping.slotIsIntact(slot), let path = mapping.path(slot), CacheFiles.isWellFormed(path),
                   select(IndexEntryView(entry, path: path)) else { continue }
             entry.state = .evicting
             entry.ownerPID = pid
@@ -113,10 +111,10 @@ extension CacheIndex {
 
     /// Frees a victim's entry once its file is gone; its bytes, or nil when something else
     /// happened to it meanwhile (or the unlink failed, and the entry is in use again).
-    func freeIfRemovedLocked(_ mapping: IndexMapping, _ victim: Victim) -> UInt64? {
+    func freeIfRemovedLocked(_ mapping: IndexMapping, _ victim: Victim, gone: Bool) -> UInt64? {
         var entry = mapping.entry(victim.slot)
         guard entry.state == .evicting, entry.ownerPID == pid, entry.pathHash == victim.pathHash else { return nil }
-        if Self.fileInfo(root + victim.path) != nil {
+        if !gone, files.info(victim.path) != nil {
             entry.state = .used
             entry.ownerPID = 0
             mapping.write(entry, at: victim.slot)
@@ -134,7 +132,7 @@ extension CacheIndex {
         }
         mapping.store((mapping.load(H.entryCount) as UInt64) &- 1, at: H.entryCount)
         adjustTotalBytesLocked(mapping, adding: 0, removing: entry.bytes)
-        mapping.store((mapping.load(H.arenaLive) as UInt64) &- UInt64(entry.pathLength), at: H.arenaLive)
+        mapping.writePath([], at: slot)
         mapping.write(IndexEntry(), at: slot)
         if (mapping.load(H.tombstones) as UInt64) > UInt64(mapping.layout.tableSize / 4) {
             rebuildTableLocked(mapping)
@@ -152,7 +150,8 @@ extension CacheIndex {
             let entry = mapping.entry(slot)
             if entry.state == .free && !checkingEverySlot { continue }
             if entry.state == .free && entry == IndexEntry() { continue }
-            if !mapping.slotIsIntact(slot) || mapping.path(of: entry) == nil {
+            if !mapping.slotIsIntact(slot) || !(mapping.path(slot).map(CacheFiles.isWellFormed) ?? false) {
+                mapping.writePath([], at: slot)
                 mapping.write(IndexEntry(), at: slot)
                 intact = false
             }
@@ -160,12 +159,13 @@ extension CacheIndex {
         recountLocked(mapping, rebuildingTable: !(starting && intact))
         for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
-            if entry.state == .pending || entry.state == .evicting, ownerIsGone(entry.ownerPID, starting: starting) {
+            if entry.state == .pending || entry.state == .evicting,
+               ownerIsGone(entry.ownerPID, starting: starting, began: entry.lastUsed) {
                 settleSlotLocked(mapping, slot)
             }
         }
         let scanner = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
-        if scanner != 0, ownerIsGone(scanner, starting: starting) {
+        if scanner != 0, ownerIsGone(scanner, starting: starting, began: 0) {
             mapping.store(UInt64(0), at: H.scanningPID)
             scanWanted = true
         }
@@ -177,37 +177,28 @@ extension CacheIndex {
     func countsAreSaneLocked(_ mapping: IndexMapping) -> Bool {
         let layout = mapping.layout
         return (mapping.load(H.entryCount) as UInt64) <= UInt64(layout.capacity)
-            && (mapping.load(H.arenaUsed) as UInt64) <= UInt64(layout.arenaBytes)
-            && (mapping.load(H.arenaLive) as UInt64) <= (mapping.load(H.arenaUsed) as UInt64)
             && (mapping.load(H.tombstones) as UInt64) <= UInt64(layout.tableSize)
             && (mapping.load(H.slotsInUse) as UInt64) <= UInt64(layout.capacity)
             && (mapping.load(H.entryCount) as UInt64) <= (mapping.load(H.slotsInUse) as UInt64)
     }
 
-    /// A process that died; at start, also this process's own pid, left by an earlier process
-    /// that had the same pid (a container's thumbd often does).
-    private func ownerIsGone(_ owner: UInt32, starting: Bool) -> Bool {
-        owner == pid ? starting : !Self.isAlive(owner)
+    /// A process that died; at start, also this process's own pid on work `began` before this
+    /// process did, left by an earlier process that had the same pid.
+    private func ownerIsGone(_ owner: UInt32, starting: Bool, began: UInt64) -> Bool {
+        owner == pid ? starting && began < startedAt : !Self.isAlive(owner)
     }
 
     private func recountLocked(_ mapping: IndexMapping, rebuildingTable: Bool) {
         var count: UInt64 = 0
         var bytes: UInt64 = 0
-        var live: UInt64 = 0
-        var end = 0
         for slot in 0..<mapping.slotsInUse {
             let entry = mapping.entry(slot)
             guard entry.state != .free else { continue }
             count += 1
             bytes &+= entry.bytes
-            live += UInt64(entry.pathLength)
-            end = max(end, Int(entry.pathOffset) + Int(entry.pathLength))
         }
         mapping.store(count, at: H.entryCount)
         mapping.store(bytes, at: H.totalBytes)
-        mapping.store(live, at: H.arenaLive)
-        let used = mapping.count(H.arenaUsed)
-        if used < end || used > mapping.layout.arenaBytes { mapping.store(UInt64(end), at: H.arenaUsed) }
         if rebuildingTable { rebuildTableLocked(mapping) }
     }
 
@@ -266,55 +257,9 @@ extension CacheIndex {
         return inUse
     }
 
-    /// Room in the arena for a path; when the end is reached, the live paths are moved together.
-    private func allocatePathLocked(_ mapping: IndexMapping, length: Int) throws(ThumbError) -> Int {
-        var used = mapping.count(H.arenaUsed)
-        if used + length > mapping.layout.arenaBytes {
-            guard mapping.count(H.arenaLive) + length <= mapping.layout.arenaBytes else {
-                throw .internalFailure("cache index has no room for more paths")
-            }
-            compactArenaLocked(mapping)
-            used = mapping.count(H.arenaUsed)
-        }
-        mapping.store(UInt64(used + length), at: H.arenaUsed)
-        return used
-    }
-
-    func compactArenaLocked(_ mapping: IndexMapping) {
-        var live: [(offset: Int, slot: Int)] = []
-        for slot in 0..<mapping.slotsInUse {
-            let entry = mapping.entry(slot)
-            guard entry.state != .free else { continue }
-            if mapping.slotIsIntact(slot), mapping.path(of: entry) != nil {
-                live.append((Int(entry.pathOffset), slot))
-            } else {
-                freeLocked(mapping, slot)
-            }
-        }
-        live.sort { $0.offset < $1.offset }
-        let arena = mapping.base + mapping.layout.arenaOffset
-        var end = 0
-        for (offset, slot) in live {
-            var entry = mapping.entry(slot)
-            let length = Int(entry.pathLength)
-            if offset != end { (arena + end).copyMemory(from: arena + offset, byteCount: length) }
-            entry.pathOffset = UInt32(end)
-            mapping.write(entry, at: slot)
-            end += length
-        }
-        mapping.store(UInt64(end), at: H.arenaUsed)
-        mapping.store(UInt64(end), at: H.arenaLive)
-    }
-
     private func adjustTotalBytesLocked(_ mapping: IndexMapping, adding: UInt64, removing: UInt64) {
         let total = mapping.load(H.totalBytes) as UInt64
         mapping.store((total > removing ? total - removing : 0) &+ adding, at: H.totalBytes)
-    }
-
-    static func fileInfo(_ path: String) -> stat? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return info
     }
 }
 
@@ -335,7 +280,7 @@ extension IndexMapping {
                 let offset = layout.slotOffset(slot)
                 if (load(offset + IndexLayout.Slot.pathHash) as UInt64) == hash,
                    (load(offset + IndexLayout.Slot.state) as UInt8) != IndexEntry.State.free.rawValue,
-                   matchingPath.map({ pathBytesEqual(entry(slot), $0) }) ?? true {
+                   matchingPath.map({ pathBytesEqual(slot, $0) }) ?? true {
                     return slot
                 }
             }

@@ -15,8 +15,12 @@ public final class CacheIndex: @unchecked Sendable {
     /// The cache root the paths are relative to.
     public let root: String
     public let path: String
+    let files: CacheFiles
     let wantedLayout: IndexLayout
     let pid = UInt32(getpid())
+    /// When this opener began: work its own pid left in the index from before then is an
+    /// earlier process's that had the same pid (a container's thumbd often does).
+    let startedAt = Clock.milliseconds()
 
     /// Serialises this process's changes; the file lock serialises the processes.
     private let changes = NSLock()
@@ -26,22 +30,41 @@ public final class CacheIndex: @unchecked Sendable {
     /// False for `thumbd cache`: a damaged index is left for a serving thumbd, which scans.
     private let mayRebuild: Bool
     private var rebuildHandler: (@Sendable () -> Void)?
+    private var storedHandler: (@Sendable () -> Void)?
+    /// Every slot is checked once after start, in the background (`checkSlotsAfterStart`).
+    private var slotsUnchecked: Bool
 
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
-    /// it is damaged, or it was made for another number of entries.
+    /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
+    /// CACHE_MAX_ENTRIES evicts down to it, and rescans nothing).
     public init(root: String, path: String, maxEntries: Int) throws(ThumbError) {
         self.root = root
         self.path = path
+        files = CacheFiles(root: root)
         wantedLayout = IndexLayout(maxEntries: maxEntries)
         mayRebuild = true
-        if let existing = try IndexMapping.open(path), existing.layout == wantedLayout {
+        if let existing = try IndexMapping.open(path), existing.layout.capacity >= wantedLayout.capacity {
             _current = existing
             scanWanted = false
+            slotsUnchecked = true
         } else {
             _current = try IndexMapping.create(path, layout: wantedLayout)
             scanWanted = true
+            slotsUnchecked = false
         }
+        // What a process that died mid-change left is repaired on taking the lock; the rest of
+        // the slots are checked after start, so thumbd serves at once whatever the index's size
+        // (1,000,000 entries took 0.52 s to check).
+        try withLock { _ in }
+    }
+
+    /// Checks every slot once, as an opener at start must: damaged slots go (and a scan is asked
+    /// for), work that dead processes left half done is settled by the disk, the totals are
+    /// recounted. Run by the start-up scan's thread before it scans.
+    public func checkSlotsAfterStart() throws(ThumbError) {
         try withLock { mapping throws(ThumbError) in
+            guard slotsUnchecked else { return }
+            slotsUnchecked = false
             if !repairLocked(mapping, checkingEverySlot: true, starting: true) { try rebuildLocked(replacing: mapping) }
         }
     }
@@ -51,9 +74,11 @@ public final class CacheIndex: @unchecked Sendable {
         guard let mapping = try IndexMapping.open(path) else { return nil }
         self.root = root
         self.path = path
+        files = CacheFiles(root: root)
         wantedLayout = mapping.layout
         _current = mapping
         scanWanted = false
+        slotsUnchecked = false
         mayRebuild = false
     }
 
@@ -92,34 +117,29 @@ public final class CacheIndex: @unchecked Sendable {
         changes.unlock()
     }
 
+    /// Called after each file this process stores, outside the lock.
+    public func onStored(_ handler: @escaping @Sendable () -> Void) {
+        changes.lock()
+        storedHandler = handler
+        changes.unlock()
+    }
+
     // MARK: Hits
 
     /// Records a use of the file at `path` (relative to the root) without taking the lock;
     /// false when the index has no such file.
     @discardableResult
     public func touch(_ path: String, at time: UInt64 = Clock.milliseconds()) -> Bool {
-        touch(hash: FNV1a.hash64FoldingSlashes(path.utf8), at: time)
+        touch(hash: FNV1a.hash64(path.utf8), at: time)
     }
 
-    /// The same for a path by its hash (`FNV1a.hash64FoldingSlashes` of its bytes).
+    /// The same for a path by its hash (`FNV1a.hash64` of its bytes).
     @discardableResult
     func touch(hash: UInt64, at time: UInt64) -> Bool {
         let mapping = current
         guard let slot = mapping.findSlot(hash, matchingPath: nil) else { return false }
         mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
         return true
-    }
-
-    /// A path as the file system has it: `plain/http://host` is the directory `http:` holding
-    /// `host`, and a scan of the disk finds it so, while nginx and thumbd spell it with both slashes.
-    static func normalized(_ path: String) -> String {
-        guard path.contains("//") else { return path }
-        var previous: UInt8 = 0
-        let folded = path.utf8.filter { byte in
-            defer { previous = byte }
-            return !(byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/"))
-        }
-        return String(decoding: folded, as: UTF8.self)
     }
 
     /// Counts hits that nginx reported, for `thumbd cache stats`.
@@ -160,7 +180,7 @@ public final class CacheIndex: @unchecked Sendable {
         }
 
         init(path: String, keyHash: UInt64, sourceHash: UInt64, bytes: Int, isLink: Bool) {
-            self.path = CacheIndex.normalized(path)
+            self.path = path
             self.keyHash = keyHash
             self.sourceHash = sourceHash
             self.isLink = isLink
@@ -179,6 +199,10 @@ public final class CacheIndex: @unchecked Sendable {
             } catch {
                 // The lock could not be taken: the entry stays pending and is settled later.
             }
+            changes.lock()
+            let handler = storedHandler
+            changes.unlock()
+            handler?()
         }
         try publish()
     }
@@ -196,7 +220,7 @@ public final class CacheIndex: @unchecked Sendable {
     /// Reads the sizes of these files again, and with `recount` the header's totals.
     public func resettle(_ paths: [String], recount: Bool) throws(ThumbError) {
         try withLock { mapping in
-            for path in paths.map(Self.normalized) {
+            for path in paths {
                 if let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path) { settleSlotLocked(mapping, slot) }
             }
             if recount { _ = repairLocked(mapping, checkingEverySlot: false) }
@@ -214,10 +238,10 @@ public final class CacheIndex: @unchecked Sendable {
         while true {
             let batch = try withLock { mapping in markForRemovalLocked(mapping, from: &cursor, where: select) }
             if batch.isEmpty { return removed }
-            // Outside the lock; an entry whose file is still there afterwards is not freed.
-            for victim in batch { unlink(root + victim.path) }
+            // Outside the lock; an entry whose file could not be removed is not freed.
+            let gone = batch.map { files.remove($0.path) }
             try withLock { mapping in
-                for victim in batch { removed = add(removed, freeIfRemovedLocked(mapping, victim)) }
+                for (victim, gone) in zip(batch, gone) { removed = add(removed, freeIfRemovedLocked(mapping, victim, gone: gone)) }
             }
         }
     }
@@ -236,9 +260,7 @@ public final class CacheIndex: @unchecked Sendable {
         let scanning = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
         return Usage(
             entries: mapping.count(H.entryCount), bytes: mapping.load(H.totalBytes),
-            capacity: mapping.layout.capacity,
-            arenaUsed: mapping.count(H.arenaUsed), arenaLive: mapping.count(H.arenaLive),
-            arenaBytes: mapping.layout.arenaBytes,
+            directoryBytes: mapping.loadRelaxed(H.directoryBytes), capacity: mapping.layout.capacity,
             scanning: scanning != 0 && Self.isAlive(scanning),
             hitsReported: mapping.loadRelaxed(H.hitsReported), hitsSince: mapping.loadRelaxed(H.hitsSince),
             keysEvicted: mapping.loadRelaxed(H.keysEvicted), bytesEvicted: mapping.loadRelaxed(H.bytesEvicted),
@@ -249,11 +271,11 @@ public final class CacheIndex: @unchecked Sendable {
 
     public struct Usage: Sendable {
         public let entries: Int
+        /// The blocks the files take.
         public let bytes: UInt64
+        /// The blocks the directories take, as the evictor last measured them.
+        public let directoryBytes: UInt64
         public let capacity: Int
-        public let arenaUsed: Int
-        public let arenaLive: Int
-        public let arenaBytes: Int
         /// A start-up scan is filling the index: the bound waits for it.
         public let scanning: Bool
         public let hitsReported: UInt64
@@ -262,7 +284,11 @@ public final class CacheIndex: @unchecked Sendable {
         public let bytesEvicted: UInt64
         public let maxBytes: UInt64
         public let maxEntries: Int
+        /// The index file's size, all of it allocated when it was made.
         public let fileSize: Int
+
+        /// Everything the cache takes on disk: files, directories and the index.
+        public var diskBytes: UInt64 { bytes &+ directoryBytes &+ UInt64(fileSize) }
     }
 
     /// Every entry in use, with its path, taken under the lock.
@@ -271,7 +297,7 @@ public final class CacheIndex: @unchecked Sendable {
             var views: [IndexEntryView] = []
             for slot in 0..<mapping.slotsInUse {
                 let entry = mapping.entry(slot)
-                guard entry.state != .free, let path = mapping.path(of: entry) else { continue }
+                guard entry.state != .free, let path = mapping.path(slot), CacheFiles.isWellFormed(path) else { continue }
                 views.append(IndexEntryView(entry, path: path))
             }
             return views
@@ -302,6 +328,10 @@ public final class CacheIndex: @unchecked Sendable {
         try withLock { mapping in
             mapping.store((mapping.load(IndexLayout.Header.purgeGeneration) as UInt64) &+ 1, at: IndexLayout.Header.purgeGeneration)
         }
+    }
+
+    func noteDirectoryBytes(_ bytes: UInt64) {
+        current.storeRelaxed(bytes, at: IndexLayout.Header.directoryBytes)
     }
 
     func noteEviction(keys: Int, bytes: UInt64) {

@@ -1,100 +1,95 @@
 import Crypto
-import Foundation
 
-/// Where in the cache a thumbnail for a URI lives, such that nginx finds it: at `$uri` itself when
-/// the URL names its format (`plain/...@webp`, which nginx/thumbd.conf's format locations serve
-/// from `$uri`: one lookup) or nginx's idea of the URI's extension names it (`try_files $uri`: one
-/// stat), otherwise at `$uri.{ext}` (`try_files ... $uri.jpg $uri.png $uri.webp $uri.gif
-/// $uri.avif @thumbd`), which also gives nginx the right Content-Type. A format picked from the
-/// client's Accept header lives at `$uri.auto.{ext}`, which nginx offers only to clients whose
-/// Accept header picks the same (`$thumbd_negotiated`). A URI no file system can hold (a component
-/// over 255 bytes), or a thumbnail whose answer needs headers nginx would not send (a download
-/// file name), goes to a hashed name that only thumbd looks up. Every name with `.auto.` varies by
-/// Accept.
+/// Where a thumbnail lives in the cache. Every file sits one fan-out directory deep, so the layout
+/// has a fixed number of directories, whatever the URLs (nginx's proxy_cache `levels=` is the
+/// model; a file named by its URI made about five directories a thumbnail, none shared):
+///
+///     served/{first character}/{signature}{suffix}   nginx finds it from the request alone
+///     private/{first hex digit}/{digest}{suffix}     only thumbd answers for it
+///
+/// A served file is named by its URL's signature: an HMAC of the rest of the path, so one name
+/// per URL, and the first segment of the request, which nginx's location regexes capture
+/// (nginx/thumbd.conf). The suffix says what nginx must pick by: `.{ext}` for everyone,
+/// `.auto.{ext}` for clients whose Accept header picks that format, `.auto.none.{ext}` for clients
+/// that accept neither WebP nor AVIF. A thumbnail whose answer needs headers nginx would not send
+/// (an expiry thumbd checks on every request, a download name), or whose URL carries no verified
+/// signature (insecure mode), is private: named by the digest of its URI, outside the directory
+/// nginx serves, reached only through thumbd's X-Accel-Redirect.
 public struct CachePath: Sendable, Hashable {
     public enum Naming: Sendable, Hashable {
-        /// `$uri` or `$uri.{ext}`: right for every client.
+        /// `{name}.{ext}`: right for every client.
         case shared
-        /// `$uri.auto.none.{ext}`: a URL that names no format while negotiation is on, rendered for
-        /// a client that accepts neither WebP nor AVIF; nginx offers it to such clients only, so a
-        /// negotiating client never gets it and reaches (or makes) its own variant.
+        /// `{name}.auto.none.{ext}`: a URL that names no format while negotiation is on, rendered
+        /// for a client that accepts neither WebP nor AVIF; nginx offers it to such clients only.
         case suffixed
-        /// `$uri.auto.{ext}`: for clients that accept the format.
+        /// `{name}.auto.{ext}`: for clients that accept the format.
         case negotiated
-        /// A hashed name under /_hashed/, answered by thumbd.
+        /// A private name, answered by thumbd.
         case thumbdOnly
     }
 
+    /// The directory nginx serves, and the one only thumbd's internal location reaches.
+    public static let servedDirectory = "served"
+    public static let privateDirectory = "private"
+
     /// The path relative to the cache root, starting with `/`.
     public let relative: String
-    /// False for the hashed names: nginx does not find them, so thumbd answers for them.
+    /// False for private names: nginx does not find them, so thumbd answers for them.
     public let isServedByNginx: Bool
     public let format: ImageFormat
 
-    /// The order nginx's try_files probes the variants in (nginx/thumbd.conf must agree).
+    /// The order nginx's try_files probes the formats in (nginx/thumbd.conf must agree).
     public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
 
-    public init(documentURI: String, format: ImageFormat, naming: Naming = .shared) {
+    /// - Parameter signature: the URL's verified signature, nil when none was verified.
+    public init(signature: String?, documentURI: String, format: ImageFormat, naming: Naming = .shared) {
         self.format = format
-        let direct = switch naming {
-        case .negotiated: documentURI + ".auto." + format.fileExtension
-        case .suffixed: documentURI + ".auto.none." + format.fileExtension
-        case .shared, .thumbdOnly: Self.nginxServes(documentURI, as: format)
-            ? documentURI
-            : documentURI + "." + format.fileExtension
+        let suffix = switch naming {
+        case .negotiated: ".auto." + format.fileExtension
+        case .suffixed: ".auto.none." + format.fileExtension
+        case .shared, .thumbdOnly: "." + format.fileExtension
         }
-        if naming != .thumbdOnly, Self.fitsFileSystem(direct) {
-            relative = direct
+        if naming != .thumbdOnly, let signature, Self.isServable(signature) {
+            relative = "/\(Self.servedDirectory)/\(signature.first!)/\(signature)\(suffix)"
             isServedByNginx = true
         } else {
-            let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)))
-            relative = "/_hashed/\(digest.prefix(2))/\(digest).\(format.fileExtension)"
+            let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)).prefix(16))
+            relative = "/\(Self.privateDirectory)/\(digest.first!)/\(digest)\(suffix)"
             isServedByNginx = false
         }
     }
 
-    /// Every place a thumbnail for this URI may be for this client, as nginx would look: with the
+    /// Every place a thumbnail for this URL may be for this client, as nginx would look: with the
     /// output format known (named by the URL or negotiated), the one file of that format; else
     /// one per format, since the source's format decides.
-    public static func candidates(documentURI: String, naming: Naming = .shared, format: ImageFormat? = nil) -> [CachePath] {
-        if let format {
-            return [CachePath(documentURI: documentURI, format: format, naming: naming)]
+    public static func candidates(signature: String?, documentURI: String, naming: Naming = .shared,
+                                  format: ImageFormat? = nil) -> [CachePath] {
+        (format.map { [$0] } ?? probeOrder).map {
+            CachePath(signature: signature, documentURI: documentURI, format: $0, naming: naming)
         }
-        return probeOrder.map { CachePath(documentURI: documentURI, format: $0, naming: naming) }
     }
 
-    /// Whether nginx, serving the file at `uri` itself, says it is `format`: by the URI's extension
-    /// (its `types`), or by the format the URL names (`...@webp`: nginx/thumbd.conf's format
-    /// locations, whose regexes are case-sensitive, so `@WEBP` is not one).
-    static func nginxServes(_ uri: String, as format: ImageFormat) -> Bool {
-        if format.extensions.contains(nginxExtension(of: uri)) { return true }
-        guard let at = uri.lastIndex(of: "@") else { return false }
-        return format.extensions.contains(String(uri[uri.index(after: at)...]))
+    /// Every name a URL's thumbnails may have, in every format and naming: for a purge.
+    public static func everyName(signature: String?, documentURI: String) -> [CachePath] {
+        [Naming.shared, .suffixed, .negotiated, .thumbdOnly].flatMap {
+            candidates(signature: signature, documentURI: documentURI, naming: $0)
+        }
     }
 
-    /// nginx's `ngx_http_set_exten`: what follows the last dot of the last segment, lowercased,
-    /// unless the dot begins the segment.
-    static func nginxExtension(of uri: String) -> String {
-        let bytes = Array(uri.utf8)
-        var index = bytes.count - 1
-        while index > 1 {
-            if bytes[index] == UInt8(ascii: ".") && bytes[index - 1] != UInt8(ascii: "/") {
-                return String(decoding: bytes[(index + 1)...], as: UTF8.self).lowercased()
+    /// The characters nginx/thumbd.conf's regexes capture a signature with (base64url), and as many
+    /// as a signature has (1 to 32 bytes): the served name is the signature itself.
+    static func isServable(_ signature: String) -> Bool {
+        let bytes = signature.utf8
+        return (2...43).contains(bytes.count) && bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): true
+            default: false
             }
-            if bytes[index] == UInt8(ascii: "/") { return "" }
-            index -= 1
         }
-        return ""
     }
 
-    /// Counted on the UTF-8 bytes: every request asks this of several candidate names.
-    private static func fitsFileSystem(_ path: String) -> Bool {
-        guard path.utf8.count < 3_800 else { return false }
-        var component = 0
-        for byte in path.utf8 {
-            component = byte == UInt8(ascii: "/") ? 0 : component + 1
-            if component > 255 { return false }
-        }
-        return true
-    }
+    /// The longest relative path either directory has: a signature of 43 characters with the
+    /// longest suffix. The index keeps paths this long in its slots.
+    static let maximumLength = "/served/x/".utf8.count + 43 + ".auto.none.avif".utf8.count
 }

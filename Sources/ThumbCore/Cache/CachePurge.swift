@@ -24,13 +24,7 @@ public struct CachePurge: Sendable {
         let rawPath = RequestTarget.path(of: url)
         guard let documentURI = URIDecoding.decodedPath(rawPath) else { throw .badRequest("path has bad escapes or dot segments") }
         let request = try parser.parse(rawPath: rawPath)
-        var paths = Set<String>()
-        for naming in [CachePath.Naming.shared, .suffixed, .thumbdOnly] {
-            for path in CachePath.candidates(documentURI: documentURI, naming: naming) { paths.insert(CacheIndex.normalized(path.relative)) }
-        }
-        for format in CachePath.probeOrder {
-            paths.insert(CacheIndex.normalized(CachePath(documentURI: documentURI, format: format, naming: .negotiated).relative))
-        }
+        let paths = Set(CachePath.everyName(signature: request.signature, documentURI: documentURI).map(\.relative))
         let key = CacheIndex.keyHash(request.key)
         return try removingKeys { $0.keyHash == key || paths.contains($0.path) }
     }

@@ -5,17 +5,18 @@ import Glibc
 #endif
 
 /// The start-up walk of the cache directory, nginx's cache loader in thumbd's terms: it removes
-/// temp files that dead processes left (a kill -9 while writing), and when the index was made
-/// anew, counts every thumbnail on disk into it, in batches, while thumbd already serves. The
-/// bound waits until the walk is over, since until then the index knows only part of the disk.
+/// temp files that dead processes left (a kill -9 while writing) and what an older thumbd stored
+/// outside today's layout (OldLayout), and when the index was made anew, counts every thumbnail
+/// on disk into it, in batches, while thumbd already serves. The bound waits until the walk is
+/// over, since until then the index knows only part of the disk.
 public struct CacheScan: Sendable {
     let index: CacheIndex
-    let identity: StoredPathIdentity
+    let oldLayout: OldLayout
     let logger: Logger
 
-    public init(index: CacheIndex, identity: StoredPathIdentity, logger: Logger) {
+    public init(index: CacheIndex, oldLayout: OldLayout, logger: Logger) {
         self.index = index
-        self.identity = identity
+        self.oldLayout = oldLayout
         self.logger = logger
     }
 
@@ -23,6 +24,9 @@ public struct CacheScan: Sendable {
         public var files = 0
         public var bytes: UInt64 = 0
         public var tempFilesRemoved = 0
+        public var oldLayoutFilesRemoved = 0
+        /// Files outside the layout that are no thumbnail thumbd made: left alone, and logged.
+        public var unknownFiles = 0
     }
 
     /// Walks the directory; with `fill`, adopts every file the index does not know.
@@ -33,9 +37,9 @@ public struct CacheScan: Sendable {
         if fill { try index.setScanning(true) }
         var outcome = Outcome()
         var batch: [CacheIndex.Record] = []
-        var adoption = Adoption(identity: identity)
+        var adoption = Adoption()
         var failure: ThumbError?
-        DirectoryWalk.files(under: index.root) { path, info in
+        let directories = DirectoryWalk.files(under: index.root) { path, info in
             let name = path[path.index(after: path.lastIndex(of: "/")!)...]
             if let writer = FileSystem.tempWriter(name) {
                 if Self.isLeftOver(writer: writer, modified: info.st_mtim.tv_sec), unlink(index.root + path) == 0 {
@@ -43,8 +47,16 @@ public struct CacheScan: Sendable {
                 }
                 return
             }
+            guard CacheFiles.isWellFormed(path) else {
+                if oldLayout.stored(path), unlink(index.root + path) == 0 {
+                    outcome.oldLayoutFilesRemoved += 1
+                } else {
+                    outcome.unknownFiles += 1
+                }
+                return
+            }
             guard fill, failure == nil else { return }
-            let record = adoption.record(path, info)
+            let record = adoption.record(path, info, root: index.root)
             batch.append(record)
             outcome.files += 1
             outcome.bytes += record.bytes
@@ -52,6 +64,10 @@ public struct CacheScan: Sendable {
                 do throws(ThumbError) { try index.adopt(batch) } catch { failure = error }
                 batch = []
             }
+        }
+        // The old layout's directories, deepest first; rmdir leaves any that still hold something.
+        for directory in directories.reversed() where !directory.isEmpty && !Self.isInLayout(directory) {
+            rmdir(index.root + directory)
         }
         if fill {
             if failure == nil {
@@ -63,11 +79,25 @@ public struct CacheScan: Sendable {
             if failure != nil { index.requestScan() }
         }
         if let failure { throw failure }
+        if outcome.unknownFiles > 0 {
+            logger.warning("files in the cache root that thumbd did not make; left alone, not counted", metadata: [
+                "files": "\(outcome.unknownFiles)", "root": "\(index.root)",
+            ])
+        }
         logger.info("cache scanned", metadata: [
             "files": "\(outcome.files)", "bytes": "\(outcome.bytes)", "temp_files_removed": "\(outcome.tempFilesRemoved)",
+            "old_layout_files_removed": "\(outcome.oldLayoutFilesRemoved)",
             "filled_index": "\(fill)", "ms": "\(DispatchTime.now().milliseconds(since: started))",
         ])
         return outcome
+    }
+
+    /// `/served`, `/private` and their fan-out directories.
+    static func isInLayout(_ directory: String) -> Bool {
+        let segments = directory.split(separator: "/", omittingEmptySubsequences: false)
+        return (2...3).contains(segments.count)
+            && (segments[1] == CachePath.servedDirectory || segments[1] == CachePath.privateDirectory)
+            && (segments.count == 2 || segments[2].count == 1)
     }
 
     /// When this process began, as near as matters: the first scan runs at start. A later scan
@@ -80,19 +110,16 @@ public struct CacheScan: Sendable {
         writer == getpid() ? modified < processStartedAt - 1 : !CacheIndex.isAlive(UInt32(bitPattern: writer))
     }
 
-    /// Entries for files found on disk: their key and source read back from the path, and hard
-    /// links to one file grouped under the key of the first one seen, which alone counts the bytes.
+    /// Entries for files found on disk: their key and source read back from the file's attribute
+    /// (StoredFileIdentity), and hard links to one file grouped under the key of the first one
+    /// seen, which alone counts the bytes.
     struct Adoption {
-        let identity: StoredPathIdentity
         private var firstLinks: [IndexMapping.FileIdentity: UInt64] = [:]
 
-        init(identity: StoredPathIdentity) {
-            self.identity = identity
-        }
-
-        mutating func record(_ path: String, _ info: stat) -> CacheIndex.Record {
+        mutating func record(_ path: String, _ info: stat, root: String) -> CacheIndex.Record {
             let file = IndexMapping.FileIdentity(info)
-            var (keyHash, sourceHash) = identity.identify(path) ?? (FNV1a.hash64("\(file.device):\(file.inode)"), 0)
+            let identity = StoredFileIdentity.read(root + path)
+            var keyHash = identity?.keyHash ?? FNV1a.hash64("\(file.device):\(file.inode)")
             var isLink = false
             if info.st_nlink > 1 {
                 if let first = firstLinks[file] {
@@ -102,7 +129,8 @@ public struct CacheScan: Sendable {
                     firstLinks[file] = keyHash
                 }
             }
-            return CacheIndex.Record(path: path, keyHash: keyHash, sourceHash: sourceHash, bytes: Int(info.st_size), isLink: isLink)
+            return CacheIndex.Record(path: path, keyHash: keyHash, sourceHash: identity?.sourceHash ?? 0,
+                                     bytes: Int(CacheFiles.allocatedBytes(info)), isLink: isLink)
         }
     }
 }

@@ -12,11 +12,14 @@ public final class CacheUpkeep: Sendable {
     private let logger: Logger
     private let scanning = Mutex(false)
     private let failures = FailureStreak()
+    /// Signalled by a store that takes the cache past a bound: eviction then runs at once, not at
+    /// the next round, so what the cache passes its bound by is what is stored meanwhile.
+    private let overBound = DispatchSemaphore(value: 0)
 
-    public init(index: CacheIndex, settings: CacheSettings, identity: StoredPathIdentity, logger: Logger) throws(ThumbError) {
+    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
         self.index = index
         self.logger = logger
-        scan = CacheScan(index: index, identity: identity, logger: logger)
+        scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
         let hitsPath = settings.hitsLogPath(root: index.root)
         try HitLog.create(hitsPath)
         hits = HitLog(path: hitsPath, index: index, logger: logger)
@@ -30,13 +33,22 @@ public final class CacheUpkeep: Sendable {
             logger.warning("cache index was damaged or replaced; rebuilding it from the directory")
             startScan()
         }
+        index.onStored { [self] in
+            switch evictor.overrun {
+            case .within: break
+            case .past: overBound.signal()
+            // The upkeep thread has fallen behind (a machine busy with renders): the store that
+            // finds the cache half its low-water margin past the bound evicts itself.
+            case .farPast: keepUp()
+            }
+        }
         startScan()
         hits.start()
+        // Not in the background as the scan and the hits are: eviction keeps the bound.
         NamedThread.start("thumbd-upkeep") { [self] in
-            System.runInBackground()
             while true {
                 keepUp()
-                Thread.sleep(forTimeInterval: 0.2)
+                _ = overBound.wait(timeout: .now() + 0.2)
             }
         }
     }
@@ -64,6 +76,7 @@ public final class CacheUpkeep: Sendable {
         NamedThread.start("thumbd-scan") { [self] in
             System.runInBackground()
             do throws(ThumbError) {
+                try index.checkSlotsAfterStart()
                 try scan.run(fill: index.takeScanRequest())
             } catch {
                 logger.error("cache scan failed", metadata: ["error": "\(error)"])

@@ -8,6 +8,7 @@ import Glibc
 /// and every difference is looked at once more before it is reported.
 public struct CacheVerifier: Sendable {
     let index: CacheIndex
+    private var files: CacheFiles { index.files }
 
     public init(index: CacheIndex) {
         self.index = index
@@ -18,6 +19,9 @@ public struct CacheVerifier: Sendable {
         public var unknown: [String] = []
         public var sizeMismatches: [(path: String, indexed: UInt64, onDisk: UInt64)] = []
         public var tempFiles: [String] = []
+        /// Files outside the layout (CachePath), which the index never counts; a serving thumbd's
+        /// start-up scan removes those an older thumbd stored (OldLayout).
+        public var outsideLayout: [String] = []
         public var files = 0
         public var entries = 0
         /// The header's total against the sum of the entries.
@@ -38,9 +42,11 @@ public struct CacheVerifier: Sendable {
         DirectoryWalk.files(under: index.root) { path, info in
             if FileSystem.tempWriter(path[path.index(after: path.lastIndex(of: "/")!)...]) != nil {
                 report.tempFiles.append(path)
-                return
+            } else if CacheFiles.isWellFormed(path) {
+                disk[path] = info
+            } else {
+                report.outsideLayout.append(path)
             }
-            disk[path] = info
         }
         report.files = disk.count
         let entries = try index.entries()
@@ -54,32 +60,33 @@ public struct CacheVerifier: Sendable {
             guard entry.isSettled else { continue }
             report.indexBytes &+= entry.bytes
             if let info = disk[entry.path], inodes.insert(IndexMapping.FileIdentity(info)).inserted {
-                report.diskBytes += UInt64(info.st_size)
+                report.diskBytes += CacheFiles.allocatedBytes(info)
             }
-            guard let info = disk[entry.path] ?? CacheIndex.fileInfo(index.root + entry.path) else {
-                if CacheIndex.fileInfo(index.root + entry.path) == nil { report.missing.append(entry.path) }
+            guard let info = disk[entry.path] ?? files.info(entry.path) else {
+                if files.info(entry.path) == nil { report.missing.append(entry.path) }
                 continue
             }
-            if !entry.isLink, entry.bytes != UInt64(info.st_size), let now = CacheIndex.fileInfo(index.root + entry.path),
-               entry.bytes != UInt64(now.st_size) {
-                report.sizeMismatches.append((entry.path, entry.bytes, UInt64(now.st_size)))
+            if !entry.isLink, entry.bytes != CacheFiles.allocatedBytes(info), let now = files.info(entry.path),
+               entry.bytes != CacheFiles.allocatedBytes(now) {
+                report.sizeMismatches.append((entry.path, entry.bytes, CacheFiles.allocatedBytes(now)))
             }
         }
-        report.unknown = disk.keys.filter { !known.contains($0) && CacheIndex.fileInfo(index.root + $0) != nil }.sorted()
-        report.tempFiles = report.tempFiles.filter { CacheIndex.fileInfo(index.root + $0) != nil }
+        report.unknown = disk.keys.filter { !known.contains($0) && files.info($0) != nil }.sorted()
+        report.tempFiles = report.tempFiles.filter { FileSystem.isRegularFile(index.root + $0) }
         report.missing.sort()
+        report.outsideLayout.sort()
         return report
     }
 
     /// Makes the index agree with the disk: entries of missing files go, unknown files are
-    /// counted (grouped by what their paths say), sizes are read again, temp files of dead
+    /// counted (grouped by what their attributes say), sizes are read again, temp files of dead
     /// writers are removed.
-    public func repair(_ report: Report, identity: StoredPathIdentity) throws(ThumbError) {
+    public func repair(_ report: Report) throws(ThumbError) {
         let missing = Set(report.missing)
         if !missing.isEmpty { try index.remove { missing.contains($0.path) } }
-        var adoption = CacheScan.Adoption(identity: identity)
+        var adoption = CacheScan.Adoption()
         try index.adopt(report.unknown.compactMap { path in
-            CacheIndex.fileInfo(index.root + path).map { adoption.record(path, $0) }
+            files.info(path).map { adoption.record(path, $0, root: index.root) }
         })
         try index.resettle(report.sizeMismatches.map(\.path), recount: report.totalMismatch)
         for path in report.tempFiles {

@@ -5,11 +5,15 @@ import Glibc
 /// Every regular file under a directory, depth first, without following symbolic links.
 enum DirectoryWalk {
     /// Calls `visit` with each file's path relative to `root` (starting with "/") and its lstat.
-    static func files(under root: String, _ visit: (String, stat) -> Void) {
+    /// Returns the directories walked, relative to `root`, each after the one holding it.
+    @discardableResult
+    static func files(under root: String, _ visit: (String, stat) -> Void) -> [String] {
         var pending = [""]
+        var walked: [String] = []
         while let directory = pending.popLast() {
             guard let stream = opendir(root + directory) else { continue }
             defer { closedir(stream) }
+            walked.append(directory)
             while let entry = readdir(stream) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
                 if name == "." || name == ".." { continue }
@@ -23,5 +27,6 @@ enum DirectoryWalk {
                 }
             }
         }
+        return walked
     }
 }

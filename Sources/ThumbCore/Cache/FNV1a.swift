@@ -13,18 +13,6 @@ enum FNV1a {
 
     static func hash64(_ text: String) -> UInt64 { hash64(text.utf8) }
 
-    /// The hash of the bytes with every run of slashes folded into one, as the file system
-    /// reads a path: the same as `hash64` of the folded bytes, without making them.
-    static func hash64FoldingSlashes<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var previous: UInt8 = 0
-        for byte in bytes where !(byte == UInt8(ascii: "/") && previous == UInt8(ascii: "/")) {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-            previous = byte
-        }
-        return hash == 0 ? 1 : hash
-    }
-
     static func hash32(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var hash: UInt32 = 0x811c_9dc5
         for byte in bytes {

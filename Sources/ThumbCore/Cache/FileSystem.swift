@@ -4,23 +4,9 @@ import Glibc
 
 /// The system calls the cache makes, each retried on EINTR and failing with the path and errno.
 enum FileSystem {
-    /// Names of files being written, followed by the writer's pid; never a thumbnail's name:
-    /// no path with a segment that begins so is stored (`refuseTempNames`).
+    /// Names of files being written, followed by the writer's pid; never a thumbnail's name, which
+    /// begins with a signature's or a digest's character.
     static let tempPrefix = ".thumbd-tmp-"
-
-    /// Throws when a segment of `path` (which begins with `/`) begins as a temp file's name does:
-    /// a file stored there would be taken for a temp file, and a start-up scan would remove it.
-    /// On the bytes: `String.contains` would be Foundation's (CFStringFind), 1.3 µs a miss, not 0.36.
-    static func refuseTempNames(_ path: String) throws(ThumbError) {
-        let bytes = path.utf8
-        var index = bytes.startIndex
-        while let slash = bytes[index...].firstIndex(of: UInt8(ascii: "/")) {
-            index = bytes.index(after: slash)
-            if bytes[index...].starts(with: tempPrefix.utf8) {
-                throw .badRequest("path has a segment beginning \(tempPrefix), as thumbd's temp files do")
-            }
-        }
-    }
 
     /// The pid in a temp file's name, so a start-up scan removes only what dead processes left.
     static func tempWriter(_ name: Substring) -> Int32? {
@@ -65,16 +51,10 @@ enum FileSystem {
         return Array(bytes[..<offset])
     }
 
-    /// The path with every symlink and dot segment resolved; nil when it does not exist.
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    static func createDirectories(forFile path: String) throws(ThumbError) {
-        var directory = ""
-        for component in path.split(separator: "/").dropLast() {
+    /// Makes the directories between `root` (which exists) and the file at `path` below it.
+    static func createDirectories(forFile path: String, below root: String) throws(ThumbError) {
+        var directory = root
+        for component in path.dropFirst(root.count).split(separator: "/").dropLast() {
             directory += "/" + component
             if mkdir(directory, 0o755) != 0 && errno != EEXIST {
                 throw failure("mkdir \(directory)")

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// nginx serves hits without thumbd, so it tells thumbd about them: it appends each hit's file
-/// path (`$uri` after try_files) to a log, buffered (`access_log PATH thumbd_hits buffer=64k
+/// (`$request_filename`: the alias or root it was served from, then `/served/{c}/{name}`) to a log, buffered (`access_log PATH thumbd_hits buffer=64k
 /// flush=1s`), which costs nginx one write per 64 KiB of hits. One thumbd on the host (whoever
 /// holds the log's flock) reads what was appended, marks each file used in the shared index, and
 /// empties the log once it has read it all. A hit appended between the last read and the
@@ -101,8 +101,9 @@ public final class HitLog: @unchecked Sendable {
         return true
     }
 
-    /// One path a line, as nginx wrote it (`escape=none`: escaping costs nginx a pass over every
-    /// byte). A path with a newline in it reads as two lines that match nothing: its hits are lost.
+    /// One file a line, as nginx wrote it (`escape=none`: escaping costs nginx a pass over every
+    /// byte); its last three segments are the path the index knows it by, whatever nginx's spelling
+    /// of the cache root.
     private func record(_ chunk: ArraySlice<UInt8>) -> Int {
         var hits = 0
         let now = Clock.milliseconds()
@@ -113,10 +114,10 @@ public final class HitLog: @unchecked Sendable {
                 let end = bytes.baseAddress!.distance(to: found)
                 let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                 if partial.isEmpty {
-                    index.touch(hash: lineHashes.hash(of: line), at: now)
+                    index.touch(hash: lineHashes.hash(of: Self.indexPath(line)), at: now)
                 } else {
                     partial += line
-                    let hash = partial.withUnsafeBytes { lineHashes.hash(of: $0) }
+                    let hash = partial.withUnsafeBytes { lineHashes.hash(of: Self.indexPath($0)) }
                     index.touch(hash: hash, at: now)
                     partial = []
                 }
@@ -126,5 +127,15 @@ public final class HitLog: @unchecked Sendable {
             partial += bytes[start...]
         }
         return hits
+    }
+
+    /// From the third slash from the end: `/served/{c}/{name}`.
+    static func indexPath(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = line.count
+        for _ in 0..<3 {
+            guard let slash = line[..<start].lastIndex(of: UInt8(ascii: "/")) else { return line }
+            start = slash
+        }
+        return UnsafeRawBufferPointer(rebasing: line[start...])
     }
 }

@@ -17,8 +17,8 @@ struct IndexEntry: Equatable, Sendable {
     var bytes: UInt64 = 0
     var created: UInt64 = 0
     var lastUsed: UInt64 = 0
-    var pathOffset: UInt32 = 0
-    var pathLength: UInt16 = 0
+    /// The path's bytes are in the slot (`IndexMapping.path(slot)`), written once when reserved.
+    var pathLength: UInt8 = 0
     var state = State.free
     /// A hard link to a file another entry of the same key counts: its bytes are 0.
     var isLink = false
@@ -32,10 +32,18 @@ extension IndexMapping {
         return IndexEntry(
             pathHash: load(o + S.pathHash), keyHash: load(o + S.keyHash), sourceHash: load(o + S.sourceHash),
             bytes: load(o + S.bytes), created: load(o + S.created), lastUsed: loadRelaxed(o + S.lastUsed),
-            pathOffset: load(o + S.pathOffset), pathLength: load(o + S.pathLength),
+            pathLength: load(o + S.pathLength),
             state: IndexEntry.State(rawValue: load(o + S.state)) ?? .free,
             isLink: (load(o + S.flags) as UInt8) & 1 != 0, ownerPID: load(o + S.ownerPID)
         )
+    }
+
+    /// Puts a path in a slot, zero-padded so the checksum sees the same bytes whatever was there;
+    /// called under the lock, before `write`. The caller checks that it fits.
+    func writePath(_ path: [UInt8], at slot: Int) {
+        let start = base + layout.slotOffset(slot) + IndexLayout.Slot.path
+        start.initializeMemory(as: UInt8.self, repeating: 0, count: IndexLayout.Slot.pathCapacity)
+        path.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
     }
 
     /// Writes every field and the checksum; called under the lock.
@@ -48,7 +56,6 @@ extension IndexMapping {
         store(entry.bytes, at: o + S.bytes)
         store(entry.created, at: o + S.created)
         storeRelaxed(entry.lastUsed, at: o + S.lastUsed)
-        store(entry.pathOffset, at: o + S.pathOffset)
         store(entry.pathLength, at: o + S.pathLength)
         store(entry.state.rawValue, at: o + S.state)
         store(UInt8(entry.isLink ? 1 : 0), at: o + S.flags)
@@ -65,8 +72,9 @@ extension IndexMapping {
         let start = base + layout.slotOffset(slot)
         typealias S = IndexLayout.Slot
         var hash = FNV1a.hash32(UnsafeRawBufferPointer(start: start, count: S.lastUsed))
-        hash ^= FNV1a.hash32(UnsafeRawBufferPointer(start: start + S.pathOffset, count: S.checksum - S.pathOffset))
+        hash ^= FNV1a.hash32(UnsafeRawBufferPointer(start: start + S.pathLength, count: S.checksum - S.pathLength))
             &* 0x9e37_79b1
+        hash ^= FNV1a.hash32(UnsafeRawBufferPointer(start: start + S.path, count: S.pathCapacity)) &* 0x85eb_ca6b
         return hash
     }
 }

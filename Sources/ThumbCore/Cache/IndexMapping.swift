@@ -59,6 +59,13 @@ final class IndexMapping: @unchecked Sendable {
             Glibc.close(fd)
             return nil
         }
+        do throws(ThumbError) {
+            // A file copied sparse, or made before its space was reserved, gets its blocks now.
+            try reserve(fd: fd, bytes: layout.fileSize, path: path)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
         return try map(fd: fd, layout: layout, identity: FileIdentity(info), path: path)
     }
 
@@ -66,11 +73,14 @@ final class IndexMapping: @unchecked Sendable {
     /// either the old file or the whole new one.
     static func create(_ path: String, layout: IndexLayout) throws(ThumbError) -> IndexMapping {
         let temp = "\(path).new-\(getpid())"
-        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        unlink(temp)  // left by a process of this pid that died making it
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
         var info = stat()
-        guard ftruncate(fd, off_t(layout.fileSize)) == 0, fstat(fd, &info) == 0 else {
-            let error = ThumbError.internalFailure("size \(temp): \(String(cString: strerror(errno)))")
+        do throws(ThumbError) {
+            try reserve(fd: fd, bytes: layout.fileSize, path: path)
+            guard fstat(fd, &info) == 0 else { throw .internalFailure("stat \(temp): \(String(cString: strerror(errno)))") }
+        } catch {
             Glibc.close(fd)
             unlink(temp)
             throw error
@@ -91,6 +101,16 @@ final class IndexMapping: @unchecked Sendable {
         return mapping
     }
 
+    /// Gives the file its blocks: a mapping whose pages have none faults with SIGBUS when the disk
+    /// is full, which would take thumbd down instead of failing a store.
+    private static func reserve(fd: Int32, bytes: Int, path: String) throws(ThumbError) {
+        let result = posix_fallocate(fd, 0, off_t(bytes))
+        guard result == 0 else {
+            throw .internalFailure("cannot reserve \(bytes) bytes for the cache index \(path): \(String(cString: strerror(result)))"
+                + (result == ENOSPC ? " (free space, or lower THUMBD_CACHE_MAX_ENTRIES, which sizes the index)" : ""))
+        }
+    }
+
     private static func map(fd: Int32, layout: IndexLayout, identity: FileIdentity, path: String) throws(ThumbError) -> IndexMapping {
         guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             let error = ThumbError.internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
@@ -107,10 +127,9 @@ final class IndexMapping: @unchecked Sendable {
               header.load(fromByteOffset: H.checksum, as: UInt32.self) == headerChecksum(header) else { return nil }
         let capacity = header.load(fromByteOffset: H.capacity, as: UInt64.self)
         let tableSize = header.load(fromByteOffset: H.tableSize, as: UInt64.self)
-        let arenaBytes = header.load(fromByteOffset: H.arenaBytes, as: UInt64.self)
         guard capacity > 0, capacity < 1 << 31, tableSize >= 2 * capacity, tableSize < 1 << 32,
-              tableSize & (tableSize - 1) == 0, arenaBytes < 1 << 40 else { return nil }
-        let layout = IndexLayout(capacity: Int(capacity), tableSize: Int(tableSize), arenaBytes: Int(arenaBytes))
+              tableSize & (tableSize - 1) == 0 else { return nil }
+        let layout = IndexLayout(capacity: Int(capacity), tableSize: Int(tableSize))
         return layout.fileSize == fileSize ? layout : nil
     }
 
@@ -126,7 +145,6 @@ final class IndexMapping: @unchecked Sendable {
         store(IndexLayout.version, at: H.version)
         store(UInt64(layout.capacity), at: H.capacity)
         store(UInt64(layout.tableSize), at: H.tableSize)
-        store(UInt64(layout.arenaBytes), at: H.arenaBytes)
         store(Clock.milliseconds(), at: H.createdAt)
         store(Self.headerChecksum(base), at: H.checksum)
         store(Clock.milliseconds(), at: H.hitsSince)
@@ -140,7 +158,7 @@ final class IndexMapping: @unchecked Sendable {
         return load(H.magic) == IndexLayout.magic && (load(H.version) as UInt32) == IndexLayout.version
             && (load(H.checksum) as UInt32) == Self.headerChecksum(base)
             && load(H.capacity) == UInt64(layout.capacity) && load(H.tableSize) == UInt64(layout.tableSize)
-            && load(H.arenaBytes) == UInt64(layout.arenaBytes)
+
     }
 
     // MARK: Memory
@@ -178,20 +196,21 @@ final class IndexMapping: @unchecked Sendable {
         _ = cshm_add_relaxed((base + offset).assumingMemoryBound(to: UInt64.self), value)
     }
 
-    /// The path an entry points at; nil when its bounds leave the arena (a damaged entry).
-    func path(of entry: IndexEntry) -> String? {
-        let start = Int(entry.pathOffset)
-        let count = Int(entry.pathLength)
-        guard count > 0, start + count <= layout.arenaBytes else { return nil }
-        return String(decoding: UnsafeRawBufferPointer(start: base + layout.arenaOffset + start, count: count), as: UTF8.self)
+    /// The path in a slot; nil when its length is out of bounds (a damaged slot).
+    func path(_ slot: Int) -> String? {
+        let count = Int(load(layout.slotOffset(slot) + IndexLayout.Slot.pathLength) as UInt8)
+        guard count > 0, count <= IndexLayout.Slot.pathCapacity else { return nil }
+        return String(decoding: pathBytes(slot, count: count), as: UTF8.self)
     }
 
-    func pathBytesEqual(_ entry: IndexEntry, _ path: String) -> Bool {
-        let start = Int(entry.pathOffset)
-        let count = Int(entry.pathLength)
-        guard count == path.utf8.count, start + count <= layout.arenaBytes else { return false }
-        let stored = UnsafeRawBufferPointer(start: base + layout.arenaOffset + start, count: count)
-        return path.utf8.elementsEqual(stored)
+    func pathBytesEqual(_ slot: Int, _ path: String) -> Bool {
+        let count = Int(load(layout.slotOffset(slot) + IndexLayout.Slot.pathLength) as UInt8)
+        guard count == path.utf8.count, count <= IndexLayout.Slot.pathCapacity else { return false }
+        return path.utf8.elementsEqual(pathBytes(slot, count: count))
+    }
+
+    private func pathBytes(_ slot: Int, count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + layout.slotOffset(slot) + IndexLayout.Slot.path, count: count)
     }
 
     func table(_ position: Int) -> UInt32 {

@@ -11,22 +11,22 @@ struct LineHashes {
     private var lines = [[UInt8]](repeating: [], count: slotCount)
     private var hashes = [UInt64](repeating: 0, count: slotCount)
 
-    /// `FNV1a.hash64FoldingSlashes(line)`, from the slot where `line` was kept if it was.
+    /// `FNV1a.hash64(line)`, from the slot where `line` was kept if it was.
     mutating func hash(of line: UnsafeRawBufferPointer) -> UInt64 {
-        guard !line.isEmpty else { return FNV1a.hash64FoldingSlashes(line) }
+        guard !line.isEmpty else { return FNV1a.hash64(line) }
         let slot = Self.slot(of: line)
         if hashes[slot] != 0, lines[slot].count == line.count,
            lines[slot].withUnsafeBytes({ memcmp($0.baseAddress!, line.baseAddress!, line.count) == 0 }) {
             return hashes[slot]
         }
-        let hash = FNV1a.hash64FoldingSlashes(line)
+        let hash = FNV1a.hash64(line)
         lines[slot] = Array(line)
         hashes[slot] = hash
         return hash
     }
 
-    /// From the length and the bytes at both ends: paths begin with their signature, which differs
-    /// from one URL to the next, and end with their source's name.
+    /// From the length and the bytes at both ends: a path's name begins with its signature, which
+    /// differs from one URL to the next, and ends with its format.
     private static func slot(of line: UnsafeRawBufferPointer) -> Int {
         var key = UInt64(line.count)
         for byte in line.prefix(8) { key = key &* 31 &+ UInt64(byte) }

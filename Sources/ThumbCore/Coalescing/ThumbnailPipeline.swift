@@ -88,7 +88,7 @@ public struct ThumbnailPipeline: Sendable {
     private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
         // Evicted or purged since: made again.
         guard FileSystem.isRegularFile(store.absolute(previous)) else { throw .internalFailure("\(previous.relative) is gone") }
-        let path = CachePath(documentURI: documentURI, format: previous.format, naming: request.naming)
+        let path = request.cachePath(documentURI: documentURI, format: previous.format)
         try store.alias(path, to: previous, key: request.key, sourceURL: request.sourceURL)
         // Answered from its file (X-Accel-Redirect): its bytes are not read.
         return Thumbnail(bytes: [], format: previous.format, stored: path)
@@ -114,7 +114,7 @@ public struct ThumbnailPipeline: Sendable {
             metrics.recordSourceBytes(source.bytes.count, outcome)
             (bytes, format) = try rendered.map { ($0.bytes, $0.format) }.get()
         }
-        let path = CachePath(documentURI: documentURI, format: format, naming: request.naming)
+        let path = request.cachePath(documentURI: documentURI, format: format)
         return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, for: request))
     }
 

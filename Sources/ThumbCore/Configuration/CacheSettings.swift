@@ -1,8 +1,9 @@
 /// The cache's bounds and the files beside it.
 public struct CacheSettings: Sendable {
-    /// Bytes of thumbnails the cache directory may hold; past it the least recently used go.
+    /// Bytes the cache may take on disk (its files' blocks, its directories and the index); past
+    /// it the least recently used thumbnails go.
     public var maxBytes: UInt64 = 10 << 30
-    /// Files the cache may hold; also sizes the index file (about 300 bytes per entry).
+    /// Files the cache may hold; also sizes the index file (`indexBytes`, 161 MB a million).
     public var maxEntries = 1_000_000
     /// Eviction removes down to this percentage of each bound, so it runs in batches.
     public var lowWaterPercent = 90
@@ -16,6 +17,9 @@ public struct CacheSettings: Sendable {
 
     public func indexPath(root: String) -> String { indexPath ?? root + ".index" }
     public func hitsLogPath(root: String) -> String { hitsLogPath ?? root + ".hits.log" }
+
+    /// The index file's size for `maxEntries`, all of it reserved on disk when it is made.
+    public var indexBytes: Int { IndexLayout(maxEntries: maxEntries).fileSize }
 
     /// What eviction brings the cache down to.
     public var lowWaterBytes: UInt64 { maxBytes / 100 * UInt64(lowWaterPercent) }

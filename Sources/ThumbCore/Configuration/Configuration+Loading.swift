@@ -87,6 +87,13 @@ extension Configuration {
         if fallbackSources.count > 1 {
             reader.problems.append("\(fallbackSources.map(\.rawValue).joined(separator: ", ")): give one fallback image only")
         }
+        // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
+        let indexBytes = configuration.cache.indexBytes
+        if UInt64(indexBytes) > configuration.cache.maxBytes / 2 {
+            reader.problems.append("CACHE_MAX_ENTRIES=\(configuration.cache.maxEntries) makes an index of \(indexBytes) bytes, "
+                + "more than half of CACHE_MAX_BYTES=\(configuration.cache.maxBytes), which it counts towards: "
+                + "raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")
+        }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
     }
 

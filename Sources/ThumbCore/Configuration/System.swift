@@ -11,4 +11,19 @@ public enum System {
     public static func runInBackground() {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
     }
+
+    /// Run as root, becomes the owner of `path` (its user, its group, no other groups), so that
+    /// what follows can do no more than that owner could: `thumbd cache` acts on files and an
+    /// index that thumbd, not root, wrote. Nothing to do when not root or when root owns `path`.
+    public static func becomeOwner(of path: String) throws(ThumbError) {
+        guard geteuid() == 0 else { return }
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            throw .internalFailure("\(path): \(String(cString: strerror(errno)))")
+        }
+        guard info.st_uid != 0 else { return }
+        guard setgroups(0, nil) == 0, setgid(info.st_gid) == 0, setuid(info.st_uid) == 0 else {
+            throw .internalFailure("cannot become \(path)'s owner (uid \(info.st_uid)): \(String(cString: strerror(errno)))")
+        }
+    }
 }

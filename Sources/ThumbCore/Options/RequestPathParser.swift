@@ -22,7 +22,7 @@ public struct RequestPathParser: Sendable {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         try verifier.verify(signature: Array(signature), path: Array(signedPath))
-        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self))
+        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
     }
 
     /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
@@ -36,15 +36,22 @@ public struct RequestPathParser: Sendable {
         guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
-        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self))
+        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
         // Most paths have no escape: decoded, they are the same bytes, and parse the same.
         if decoded.utf8.elementsEqual(path) { return request }
         let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
-        let asStored = decodedSignedPath.flatMap { try? parse(signedPath: String(decoding: $0, as: UTF8.self)) }
+        let asStored = decodedSignedPath.flatMap {
+            try? parse(signedPath: String(decoding: $0, as: UTF8.self), signature: request.signature)
+        }
         guard asStored == request else {
             throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
         }
         return request
+    }
+
+    /// The signature as the cache names files by it: only one that a key verified.
+    private func verified(_ signature: ArraySlice<UInt8>) -> String? {
+        verifier.acceptsAnySignature ? nil : String(decoding: signature, as: UTF8.self)
     }
 
     /// `/{signature}{signed path}`: the signed path keeps its leading slash.
@@ -58,7 +65,7 @@ public struct RequestPathParser: Sendable {
     /// Options, then the source, after the signature (with its leading slash). Split on bytes, as
     /// imgproxy splits: a `/` or `:` followed by a combining mark still separates, and no grapheme
     /// needs finding on a path every miss parses.
-    private func parse(signedPath: String) throws(ThumbError) -> ThumbnailRequest {
+    private func parse(signedPath: String, signature: String?) throws(ThumbError) -> ThumbnailRequest {
         let segments = signedPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map(Substring.init)
         var processing = try options.initialOptions()
@@ -78,6 +85,6 @@ public struct RequestPathParser: Sendable {
         }
         let source = try SourceURL(segments: segments[sourceStart...], baseURL: baseURL)
         if let format = source.format { processing.format = format }
-        return ThumbnailRequest(sourceURL: source.url, options: processing)
+        return ThumbnailRequest(sourceURL: source.url, options: processing, signature: signature)
     }
 }

@@ -8,10 +8,15 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public let negotiated: Bool
     /// True when the URL names no format and negotiation is on: the answer depends on Accept.
     public let variesByAccept: Bool
+    /// The URL's signature once verified against a key; nil in insecure mode. It names the file
+    /// nginx serves (CachePath).
+    public let signature: String?
 
-    public init(sourceURL: String, options: ProcessingOptions, negotiated: Bool = false, variesByAccept: Bool = false) {
+    public init(sourceURL: String, options: ProcessingOptions, signature: String? = nil, negotiated: Bool = false,
+                variesByAccept: Bool = false) {
         self.sourceURL = sourceURL
         self.options = options
+        self.signature = signature
         self.negotiated = negotiated
         self.variesByAccept = variesByAccept
         key = ThumbnailKey(source: sourceURL, options: options)
@@ -22,11 +27,17 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public func negotiating(_ negotiation: FormatNegotiation, accept: String) -> ThumbnailRequest {
         guard options.format == nil, negotiation.isEnabled else { return self }
         guard let format = negotiation.format(for: accept) else {
-            return ThumbnailRequest(sourceURL: sourceURL, options: options, variesByAccept: true)
+            return ThumbnailRequest(sourceURL: sourceURL, options: options, signature: signature, variesByAccept: true)
         }
         var options = options
         options.format = format
-        return ThumbnailRequest(sourceURL: sourceURL, options: options, negotiated: true, variesByAccept: true)
+        return ThumbnailRequest(sourceURL: sourceURL, options: options, signature: signature, negotiated: true,
+                                variesByAccept: true)
+    }
+
+    /// Where the thumbnail for this URL is stored, in `format`.
+    public func cachePath(documentURI: String, format: ImageFormat) -> CachePath {
+        CachePath(signature: signature, documentURI: documentURI, format: format, naming: naming)
     }
 
     /// How the thumbnail's file is named in the cache.

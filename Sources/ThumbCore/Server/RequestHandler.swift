@@ -88,14 +88,12 @@ public struct RequestHandler: Sendable {
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
-            // Refused before anything is fetched; the store would refuse to name the file.
-            try FileSystem.refuseTempNames(incoming.documentURI)
             if let expiresAt = parsed.options.expiresAt, expiresAt < Int(Date().timeIntervalSince1970) {
                 throw .expired
             }
             let request = parsed.negotiating(negotiation, accept: incoming.accept)
             // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
-            if let stored = store.existing(documentURI: incoming.documentURI, naming: request.naming, format: request.options.format) {
+            if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
                 return .answered(storedAnswer(stored, made: false, for: request), .stored)
@@ -147,7 +145,7 @@ public struct RequestHandler: Sendable {
     }
 
     private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
-        let own = CachePath(documentURI: documentURI, format: stored.format, naming: request.naming)
+        let own = request.cachePath(documentURI: documentURI, format: stored.format)
         guard own != stored else { return }
         do throws(ThumbError) {
             try store.alias(own, to: stored, key: request.key, sourceURL: request.sourceURL)

@@ -115,6 +115,18 @@ struct ClusterTests {
         // And a host will not fetch from its own network but the origin: its guard allows that address only
         let inside = try cluster.get(Self.verifier.signedPath("/rs:fit:40:40/plain/http://\(ClusterRun.net).11:80/photo-00.jpg@jpg"))
         #expect(inside.status == 403 && inside.text.hasPrefix("forbidden: source"), "\(inside.text)")
+
+        // And a thumbnail only thumbd may answer (a download) is no static file through the front
+        // either, under any spelling of its private name
+        let download = Self.verifier.signedPath("/rs:fit:40:40/att:1/plain/\(cluster.origin)photo-00.jpg@webp")
+        let answer = try cluster.get(download)
+        #expect(answer.status == 200 && answer.headers["content-disposition"] != nil)
+        let file = CachePath(signature: nil, documentURI: download, format: .webp, naming: .thumbdOnly).relative
+        for spelling in [file, "/" + file, "/./" + file, "/_thumbd/stored" + file, "/served/.." + file,
+                         "/%70" + file.dropFirst(2), "/%5Fthumbd/stored" + file] {
+            let leaked = try cluster.get(spelling).body == answer.body
+            #expect(!leaked, "\(spelling)")
+        }
     }
 
     @Test func aLostHostsThumbnailsAreMadeOnTheOthersAndOnlyTheyMoveBackWhenItReturns() throws {

@@ -10,7 +10,7 @@ struct CoalescingTests {
 
     init() throws {
         origin = try TestOrigin()
-        stack = try TestStack()
+        stack = try TestStack(environment: TestStack.signing)
         origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 1600, height: 1200)))
     }
 
@@ -20,7 +20,7 @@ struct CoalescingTests {
         let path = "/insecure/rs:fill:320:240/plain/\(origin.url("/photo.jpg"))@webp"
 
         // When 20 clients ask at once
-        let results = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: path, count: 20) }
+        let results = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(path), count: 20) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
         Thread.sleep(forTimeInterval: 0.5)  // the other 19 reach thumbd and join the job
         origin.release("/photo.jpg")
@@ -41,7 +41,7 @@ struct CoalescingTests {
 
         // When more requests reach thumbd for it (as when they were queued at the socket)
         let spelledOtherwise = "/insecure/rs:fit:200:200/\(Base64URL.encode(Array(origin.url("/photo.jpg").utf8))).jpg"
-        let later = HTTPClient.getConcurrently(port: stack.port, path: spelledOtherwise, count: 10)
+        let later = HTTPClient.getConcurrently(port: stack.port, path: stack.signed(spelledOtherwise), count: 10)
 
         // Then no second job starts
         #expect(later.allSatisfy { (try? $0.get().status) == 200 })
@@ -55,8 +55,8 @@ struct CoalescingTests {
         let plain = "/insecure/rs:fill:90:90/plain/\(url)@png"
         let encoded = "/insecure/rs:fill:90:90/\(Base64URL.encode(Array(url.utf8))).png"
 
-        let first = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: plain, count: 5) }
-        let second = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: encoded, count: 5) }
+        let first = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(plain), count: 5) }
+        let second = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(encoded), count: 5) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
         Thread.sleep(forTimeInterval: 0.5)
         origin.release("/photo.jpg")

@@ -14,7 +14,7 @@ struct NegotiationTests {
     }
 
     @Test func eachClientGetsTheFormatItAcceptsFromThumbdAndFromNginx() throws {
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"]) { $1 })
         let path = "/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))"
         let clients = [
             ("image/avif,image/webp,*/*", "image/avif", "HEIC"),  // ImageMagick 6 reads AVIF with its HEIC coder
@@ -47,7 +47,7 @@ struct NegotiationTests {
     func eachClientGetsItsFormatWhoeverAsksFirst(plainClientFirst: Bool) throws {
         // Given negotiation on, and a URL without a format asked for by a client that accepts
         // neither WebP nor AVIF and by one that accepts WebP, in either order
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true", "THUMBD_AUTO_AVIF": "true"]) { $1 })
         defer { stack.shutdown() }
         let path = "/insecure/rs:fit:70:70/plain/\(origin.url("/photo.jpg"))"
         let plain = ["Accept": "image/jpeg,*/*"]
@@ -66,7 +66,7 @@ struct NegotiationTests {
     }
 
     @Test func aClientThatAcceptsNeitherNeverGetsAVariant() throws {
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 })
         let path = "/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))"
         #expect(try stack.get(path, headers: ["Accept": "image/webp"]).headers["content-type"] == "image/webp")
         stack.stopThumbd()
@@ -75,7 +75,7 @@ struct NegotiationTests {
     }
 
     @Test func aURLWithAFormatIsNotNegotiated() throws {
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 })
         let response = try stack.get("/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))@png", headers: ["Accept": "image/webp"])
         #expect(response.headers["content-type"] == "image/png")
         #expect(response.headers["vary"] == nil)

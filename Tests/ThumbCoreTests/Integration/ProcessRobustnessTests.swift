@@ -40,10 +40,11 @@ struct ProcessRobustnessTests {
         let origin = try TestOrigin()
         origin.serve("/slow.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
         origin.pause("/slow.jpg")
-        let stack = try TestStack(environment: ["THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60", "THUMBD_DOWNLOAD_TIMEOUT": "60"])
+        let stack = try TestStack(environment: TestStack.signing.merging(
+            ["THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60", "THUMBD_DOWNLOAD_TIMEOUT": "60"]) { $1 })
         let pid = try #require(stack.thumbdPID)
         let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
-        let path = "/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png"
+        let path = stack.signed("/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png")
         var clients = [try HTTPClient.ask(port: stack.port, path: path)]
         #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
         let one = descriptors()  // with the job's connection to the origin

@@ -33,7 +33,7 @@ struct SharedCacheTests {
         #expect(logs.allSatisfy { $0.contains(" miss") })
         let files = stack.cacheFiles()
         #expect(files.count == 12)
-        let bytes = try files.reduce(0) { $0 + (try FileManager.default.attributesOfItem(atPath: stack.cacheRoot + "/" + $1)[.size] as! Int) }
+        let bytes = files.reduce(0) { $0 + CacheBoundTests.allocatedBytes(of: stack.cacheRoot + "/" + $1) }
         for instance in 0..<2 {
             let metrics = try stack.metrics(instance: instance)
             #expect(metrics["thumbd_cache_entries"] == 12)
@@ -53,13 +53,16 @@ struct SharedCacheTests {
     }
 
     @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
-        // Given sources whose thumbnails are their own bytes (skp), 30 of B bytes and one of 17 B,
-        // and a bound of 30.5 B with eviction down to 90 %: 27.45 B
+        // Given sources whose thumbnails are their own bytes (skp), 30 of B = 256 KiB and one of
+        // 17 B, and a bound of 30.5 B beside the index and the directories (at most 150 KiB here),
+        // with eviction down to 90 %
+        let b = 256 << 10
         let small = TestImages.jpeg(width: 48, height: 48)
-        let b = small.count
-        for number in 0..<30 { origin.serve("/s/\(number).jpg", .image(small)) }
-        origin.serve("/big.jpg", .image(small + [UInt8](repeating: 0, count: 16 * b)))
-        let stack = try TestStack(environment: ["THUMBD_CACHE_MAX_BYTES": "\(30 * b + b / 2)"])
+        for number in 0..<30 { origin.serve("/s/\(number).jpg", .image(small + [UInt8](repeating: 0, count: b - small.count))) }
+        origin.serve("/big.jpg", .image(small + [UInt8](repeating: 0, count: 17 * b - small.count)))
+        let stack = try TestStack(environment: TestStack.signing.merging([
+            "THUMBD_CACHE_MAX_BYTES": "\(30 * b + b / 2 + 150 << 10)", "THUMBD_CACHE_MAX_ENTRIES": "100",
+        ]) { $1 })
         defer { stack.shutdown() }
         func path(_ name: String) -> String { "/insecure/skp:jpg/plain/\(origin.url(name))@jpg" }
 
@@ -76,9 +79,9 @@ struct SharedCacheTests {
 
         // Then the 20 nobody asked for again are evicted: the 10 used and the newest survive
         #expect(stack.eventually { stack.cacheFiles().count == 11 })
-        let files = stack.cacheFiles()
-        #expect(files.contains { $0.hasSuffix("/big.jpg@jpg") })
-        #expect((0..<30).filter { number in files.contains { $0.hasSuffix("/s/\(number).jpg@jpg") } } == used)
+        let files = Set(stack.cacheFiles())
+        #expect(files.contains(stack.servedFile(path("/big.jpg"), format: "jpg")))
+        #expect((0..<30).filter { files.contains(stack.servedFile(path("/s/\($0).jpg"), format: "jpg")) } == used)
         #expect(try stack.cacheCommand(["verify"]).status == 0)
         // and an evicted one is simply made again
         #expect(try stack.get(path("/s/0.jpg")).status == 200)
@@ -143,7 +146,7 @@ struct SharedCacheTests {
     }
 
     @Test func purgeBySourceRemovesEverySizeAndFormatAndNginxMissesThem() throws {
-        let stack = try TestStack(environment: ["THUMBD_AUTO_WEBP": "true"])
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 })
         defer { stack.shutdown() }
         let photo = origin.url("/photo.jpg")
         let ofPhoto = ["/insecure/rs:fit:100:100/plain/\(photo)@webp", "/insecure/rs:fill:50:50/plain/\(photo)@png",
@@ -158,7 +161,7 @@ struct SharedCacheTests {
 
         // Then all four of its files are gone, the other source's stays
         #expect(purge.status == 0 && purge.output.contains("purged 4 files"), "\(purge.output)")
-        #expect(stack.cacheFiles().count == 1 && stack.cacheFiles()[0].contains("other.jpg"))
+        #expect(stack.cacheFiles() == [stack.servedFile(ofOther, format: "webp")])
         // and nginx misses them: thumbd makes each again, from the photo fetched anew
         let jobs = stack.jobLogLines.count
         let fetches = origin.requestCount("/photo.jpg")
@@ -207,33 +210,62 @@ struct SharedCacheTests {
     }
 
     @Test func aFullDiskStillAnswersAndStoresAgainOnceThereIsRoom() throws {
-        let stack = try TestStack()
-        defer { stack.shutdown() }
-        // Given a cache root on a 64 KiB tmpfs (needs root; skipped with a message otherwise)
-        guard Self.mount(tmpfsOf: "64k", at: stack.cacheRoot) else {
+        // Given a cache root and its index on a 128 KiB tmpfs, with a bound larger than the disk
+        // (needs root; skipped with a message otherwise)
+        try Self.onTmpfs(of: "128k") { disk in
+            let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_CACHE_MAX_ENTRIES": "100"]) { $1 },
+                                      cacheRoot: disk.path + "/cache")
+            defer { stack.shutdown() }
+
+            // When far more thumbnails than fit are asked for
+            for width in 0..<40 {
+                let response = try stack.get("/insecure/rs:fill:\(300 + width):300/plain/\(origin.url("/photo.jpg"))@png")
+                // Then each is answered with the whole image, stored or not, and thumbd lives on (its
+                // index's pages were reserved when it was made: a write to them never faults)
+                #expect(response.status == 200)
+                #expect(try ImageProbe(response.body).width == 300 + width)
+            }
+            #expect(stack.thumbdIsRunning)
+            // and nothing partial is left, the failure is logged once, the index agrees with the disk
+            #expect(!stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) })
+            #expect(stack.thumbdLog.components(separatedBy: "cannot store thumbnail").count - 1 == 1)
+            #expect(try stack.cacheCommand(["verify"]).status == 0)
+
+            // When space comes back, storing resumes, and nginx serves what is stored
+            #expect(try stack.cacheCommand(["purge", "--all"]).status == 0)
+            let path = "/insecure/rs:fill:90:90/plain/\(origin.url("/photo.jpg"))@png"
+            #expect(try stack.get(path).status == 200)
+            #expect(stack.cacheFiles() == [stack.servedFile(path, format: "png")])
+            #expect(stack.thumbdLog.contains("storing thumbnails works again"))
+            #expect(try stack.get(path).headers["server-timing"] == nil)
+        }
+    }
+
+    @Test func anIndexThatDoesNotFitTheDiskIsRefusedAtStartSayingWhy() throws {
+        // Given a 64 KiB tmpfs for the cache, and an index for 1,000 entries (156 KB)
+        try Self.onTmpfs(of: "64k") { disk in
+            // When thumbd starts on it
+            let start = Result { try TestStack(environment: ["THUMBD_CACHE_MAX_ENTRIES": "1000"], cacheRoot: disk.path + "/cache") }
+
+            // Then it refuses, naming the index and the setting that sizes it
+            #expect(throws: StackError.self) { try start.get() }
+            if case .failure(let error) = start {
+                #expect("\(error)".contains("cannot reserve"), "\(error)")
+                #expect("\(error)".contains("THUMBD_CACHE_MAX_ENTRIES"), "\(error)")
+            }
+        }
+    }
+
+    /// Runs `body` with a temp directory that is a tmpfs of `size`, unmounted after; skipped with a
+    /// message where no tmpfs can be mounted (not root).
+    static func onTmpfs(of size: String, _ body: (TestDirectory) throws -> Void) throws {
+        let disk = try TestDirectory()
+        guard mount(tmpfsOf: size, at: disk.path) else {
             print("skipped: cannot mount a tmpfs here (not root?)")
             return
         }
-        defer { _ = Self.unmount(stack.cacheRoot) }
-
-        // When far more thumbnails than fit are asked for
-        for width in 0..<40 {
-            let response = try stack.get("/insecure/rs:fill:\(300 + width):300/plain/\(origin.url("/photo.jpg"))@png")
-            // Then each is answered with the whole image, stored or not
-            #expect(response.status == 200)
-            #expect(try ImageProbe(response.body).width == 300 + width)
-        }
-        // and nothing partial is left, the failure is logged once, the index agrees with the disk
-        #expect(!stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) })
-        #expect(stack.thumbdLog.components(separatedBy: "cannot store thumbnail").count - 1 == 1)
-        #expect(try stack.cacheCommand(["verify"]).status == 0)
-
-        // When space comes back, storing resumes
-        #expect(try stack.cacheCommand(["purge", "--all"]).status == 0)
-        let path = "/insecure/rs:fill:90:90/plain/\(origin.url("/photo.jpg"))@png"
-        #expect(try stack.get(path).status == 200)
-        #expect(stack.cacheFiles().count == 1)
-        #expect(stack.thumbdLog.contains("storing thumbnails works again"))
+        defer { _ = unmount(disk.path) }
+        try body(disk)
     }
 
     /// Random bytes over the start of a file.

@@ -6,52 +6,51 @@ import Testing
 @Suite(.serialized)
 struct TempFileServingTests {
     @Test func tempFilesInTheCacheAreNeverServed() throws {
-        // Given temp files, readable as thumbd makes them, where a thumbnail URL's file and the
-        // cache root's top would be (named for this live process, so no start-up scan removes them)
-        let stack = try TestStack()
+        // Given temp files, readable as thumbd makes them, in a fan-out directory and at the top of
+        // the served tree (named for this live process, so no start-up scan removes them)
+        let stack = try TestStack(environment: TestStack.signing)
+        defer { stack.shutdown() }
         let unfinished = Array("half a thumbnail".utf8)
         let name = ".thumbd-tmp-\(getpid())-Ab12Cd"
-        let paths = ["/insecure/w:32/plain/http://127.0.0.1:9/\(name)", "/\(name)"]
-        for path in paths {
-            let file = stack.cacheRoot + path
-            try FileManager.default.createDirectory(
-                atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        for directory in ["/served/a", "/served"] {
+            let file = stack.cacheRoot + directory + "/" + name
+            try FileManager.default.createDirectory(atPath: stack.cacheRoot + directory, withIntermediateDirectories: true)
             try Data(unfinished).write(to: URL(fileURLWithPath: file))
             chmod(file, 0o644)
         }
 
-        // When a client asks for each, as named and with its dot percent-encoded
+        // When a client asks for them by every path that could lead there, as named and with the
+        // dot percent-encoded
+        let paths = ["/a/\(name)", "/\(name)", "/served/a/\(name)", "/a/\(name)@webp", "/\(name)/x@jpg", "/aa/../a/\(name)",
+                     "/a\(name)/x@webp"]
         for path in paths {
             for spelling in [path, path.replacingOccurrences(of: "/.thumbd", with: "/%2Ethumbd")] {
                 let response = try stack.get(spelling)
 
-                // Then nginx answers 404, never the file's bytes
-                #expect(response.status == 404, "\(spelling)")
+                // Then nginx never answers with the file's bytes
+                #expect(response.status != 200, "\(spelling)")
                 #expect(!response.body.starts(with: unfinished), "\(spelling)")
             }
         }
     }
 
-    @Test func aURLWhoseFileWouldBeNamedAsATempFileIsRefused() throws {
+    @Test func aSourceNamedAsATempFileIsAThumbnailLikeAnyOther() throws {
         // Given an origin with an image at a path whose last segment begins as temp files do
         let origin = try TestOrigin()
         defer { origin.stop() }
         let name = "/.thumbd-tmp-\(getpid())-Ab12Cd"
         origin.serve(name, .image(TestImages.jpeg(width: 64, height: 48)))
-        let stack = try TestStack()
+        let stack = try TestStack(environment: TestStack.signing)
         defer { stack.shutdown() }
 
-        // When a client asks for a thumbnail of it in a named format, which nginx's format
-        // locations hand to thumbd, as named and with its dot percent-encoded
+        // When a client asks for a thumbnail of it
         let path = "/insecure/w:32/plain/\(origin.url(name))@jpg"
-        for spelling in [path, path.replacingOccurrences(of: "/.thumbd", with: "/%2Ethumbd")] {
-            let response = try stack.get(spelling)
+        let response = try stack.get(path)
 
-            // Then thumbd refuses it before fetching it, and stores nothing named as a temp file
-            #expect(response.status == 400, "\(spelling)")
-            #expect(response.text.contains("temp files"), "\(spelling): \(response.text)")
-        }
-        #expect(origin.requestCount(name) == 0)
-        #expect(!stack.cacheFiles().contains { $0.contains(".thumbd-tmp-") })
+        // Then it is made and stored by its signature, as every thumbnail is: its file's name is
+        // never the source's
+        #expect(response.status == 200)
+        #expect(try ImageProbe(response.body).width == 32)
+        #expect(stack.cacheFiles() == [stack.servedFile(path, format: "jpg")])
     }
 }

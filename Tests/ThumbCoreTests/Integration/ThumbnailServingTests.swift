@@ -10,7 +10,7 @@ struct ThumbnailServingTests {
 
     init() throws {
         origin = try TestOrigin()
-        stack = try TestStack()
+        stack = try TestStack(environment: TestStack.signing)
         origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 1200, height: 800)))
         origin.serve("/halves.png", .image(TestImages.halves(width: 800, height: 400, format: .png), contentType: "image/png"))
     }
@@ -38,11 +38,12 @@ struct ThumbnailServingTests {
 
     @Test(arguments: [("webp", "webp"), ("jpg", "jpeg"), ("jpeg", "jpeg"), ("png", "png"), ("gif", "gif"), ("avif", "avif")])
     func aHitIsServedByNginxWithThumbdStopped(ext: String, type: String) throws {
-        // Given a thumbnail made once, stored at its URL's own path
+        // Given a thumbnail made once, stored by its URL's signature
         let path = "/insecure/rs:fill:150:100/plain/\(origin.url("/photo.jpg"))@\(ext)"
         let miss = try stack.get(path)
         #expect(miss.status == 200)
-        #expect(stack.cacheFiles().contains { $0.hasSuffix("/photo.jpg@\(ext)") }, "\(stack.cacheFiles())")
+        let stored = "." + (try #require(ImageFormat(extension: ext))).fileExtension
+        #expect(stack.cacheFiles().contains { $0.hasPrefix("served/") && $0.hasSuffix(stored) }, "\(stack.cacheFiles())")
 
         // When thumbd is gone
         stack.stopThumbd()
@@ -118,7 +119,7 @@ struct ThumbnailServingTests {
         let forged = try signed.get("/AAAA\(signature.dropFirst(4))\(path)")
         #expect(forged.status == 403)
         #expect(forged.text == "forbidden: invalid signature\n")
-        #expect(try signed.get("/insecure\(path)").status == 403)
+        #expect(try HTTPClient.get(port: signed.port, path: "/insecure\(path)").status == 403)
         #expect(signed.cacheFiles().count == 1)
     }
 

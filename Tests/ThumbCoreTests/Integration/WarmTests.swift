@@ -51,9 +51,10 @@ struct WarmTests {
         for path in made { #expect(first.log.contains("made \(Self.signing.signedPath(path))\n"), "\(first.log)") }
         #expect(first.log.contains("cached \(Self.signing.signedPath(cached))\n"))
         #expect(first.log.contains("failed 404 \(Self.signing.signedPath("/w:100/plain/\(origin.url("/missing.jpg"))@webp"))\n"))
-        // and each is a file where nginx looks: the URL's own path
+        // and each is a file where nginx looks: by the URL's signature
         for path in made {
-            #expect(FileManager.default.fileExists(atPath: stack.cacheRoot + Self.signing.signedPath(path)))
+            let format = String(path.split(separator: "@").last!)
+            #expect(stack.cacheFiles().contains(stack.servedFile(Self.signing.signedPath(path), format: format)))
         }
         #expect(stack.cacheFiles().count == 4)
 
@@ -89,18 +90,19 @@ struct WarmTests {
         #expect(run.status == 1)
         #expect(run.summary.first == "made 1, already cached 0, failed 2 (403: 2)")
         #expect(run.log.contains("failed 403 \(forged)\n"))
-        #expect(FileManager.default.fileExists(atPath: stack.cacheRoot + signed))
+        #expect(stack.cacheFiles().contains(stack.servedFile(signed, format: "png")))
         #expect(stack.cacheFiles().count == 1)
     }
 
     @Test func sourcesAreCrossedWithPresets() throws {
         // Given thumbd with two presets, and two sources
-        let stack = try TestStack(environment: ["THUMBD_PRESETS": "thumb=rs:fill:120:80,large=rs:fit:300:300"])
+        let stack = try TestStack(environment: Self.keyEnvironment.merging(
+            ["THUMBD_PRESETS": "thumb=rs:fill:120:80,large=rs:fit:300:300"]) { $1 })
         defer { stack.shutdown() }
         let sources = [origin.url("/a.jpg"), origin.url("/b.jpg")]
 
         // When warmed with both presets, in WebP, from standard input
-        let run = try WarmProcess.run(stack: stack, ["--preset", "thumb", "--preset", "large", "--format", "webp"],
+        let run = try WarmProcess.run(stack: stack, Self.key + ["--preset", "thumb", "--preset", "large", "--format", "webp"],
                                       input: sources.joined(separator: "\n"))
 
         // Then each source was fetched once and made in both presets

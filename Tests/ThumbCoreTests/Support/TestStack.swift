@@ -1,4 +1,5 @@
 import Foundation
+@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,21 +33,26 @@ final class TestStack: @unchecked Sendable {
         return bundle.appendingPathComponent("thumbd").path
     }
 
+    /// A key and salt to start thumbd with: URLs are then signed, and their thumbnails are served
+    /// by nginx alone (insecure mode stores every thumbnail privately: every request reaches thumbd).
+    static let signing = ["THUMBD_KEY": "7465737473746b6579", "THUMBD_SALT": "7465737473616c74"]
+
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
     ///   insecure mode unless the environment gives a key: `insecure` URLs).
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
-    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = []) throws {
+    /// - Parameter cacheRoot: where the cache is, its index beside it; by default in the stack's directory.
+    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil) throws {
         self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
-        cacheRoot = directory + "/cache"
+        self.cacheRoot = cacheRoot ?? directory + "/cache"
         port = try Self.freePort()
         // nginx's workers run as nobody: they read; nginx's master makes its temp paths in
         // nginx-tmp, 0700 and theirs (a directory they could write to would let them plant a link
         // the master follows when it hands those over)
-        for path in [directory, cacheRoot, directory + "/nginx-tmp", directory + "/site.d"] {
+        for path in [directory, self.cacheRoot, directory + "/nginx-tmp", directory + "/site.d"] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             chmod(path, 0o755)
         }
@@ -57,8 +63,8 @@ final class TestStack: @unchecked Sendable {
         try Self.render("nginx/nginx.conf", to: directory + "/nginx.conf", ["@RUN_DIR@": directory])
         try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
             "@HTTP_LISTEN@": "127.0.0.1:\(port)",
-            "@CACHE_ROOT@": cacheRoot,
-            "@HITS_LOG@": cacheRoot + ".hits.log",
+            "@CACHE_ROOT@": self.cacheRoot,
+            "@HITS_LOG@": self.cacheRoot + ".hits.log",
             "@FASTCGI_PASS@": instances == 1 ? "unix:\(sockets[0])" : "thumbd_instances",
             "@SITE_EXTRAS@": directory + "/site.d/*.conf",
         ])
@@ -79,7 +85,7 @@ final class TestStack: @unchecked Sendable {
             try "upstream thumbd_instances {\n\(servers)\n}\n\(site)".write(toFile: run + "/thumbd-site.conf", atomically: true, encoding: .utf8)
         }
         var thumbdEnvironment = [
-            "THUMBD_CACHE_ROOT": cacheRoot,
+            "THUMBD_CACHE_ROOT": self.cacheRoot,
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
             "THUMBD_CACHE_MAX_ENTRIES": "20000",
@@ -101,8 +107,34 @@ final class TestStack: @unchecked Sendable {
 
     deinit { shutdown() }
 
+    /// A path written `/insecure/...`, signed with the stack's key when it has one (`signing`).
     func get(_ path: String, headers: [String: String] = [:], method: String = "GET") throws -> HTTPResponse {
-        try HTTPClient.get(port: port, path: path, headers: headers, method: method)
+        try HTTPClient.get(port: port, path: signed(path), headers: headers, method: method)
+    }
+
+    /// `/insecure/{rest}` as a page would link it: `/{signature}/{rest}` with the stack's key, or
+    /// as it is in insecure mode. Any other path is sent as it is.
+    func signed(_ path: String) -> String {
+        guard path.hasPrefix("/insecure/"), let verifier else { return path }
+        return verifier.signedPath(String(path.dropFirst("/insecure".count)))
+    }
+
+    /// Where the thumbnail of `path` (signed as `get` signs it) is stored in `format`, relative to
+    /// the cache root: `served/{c}/{signature}.{ext}`.
+    func servedFile(_ path: String, format: String) -> String {
+        let signature = signed(path).dropFirst().prefix { $0 != "/" }
+        return "served/\(signature.prefix(1))/\(signature).\(format)"
+    }
+
+    private var verifier: SignatureVerifier? {
+        guard let key = thumbdEnvironment["THUMBD_KEY"].map(Self.bytes(hex:)),
+              let salt = thumbdEnvironment["THUMBD_SALT"].map(Self.bytes(hex:)) else { return nil }
+        return SignatureVerifier(pairs: [.init(key: key, salt: salt)])
+    }
+
+    private static func bytes(hex: String) -> [UInt8] {
+        let digits = Array(hex.utf8)
+        return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
     }
 
     /// A path sent byte for byte, UTF-8 or not.

@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// The shared index on its own: counting, links, two openers, crash repair, damage, eviction order,
-/// the path arena and a full index.
+/// crafted slots and a full index.
 struct CacheIndexTests {
     let cache: TestCache
 
@@ -14,33 +14,34 @@ struct CacheIndexTests {
     @Test func storedFilesAreCountedAndRemovedOnesUncounted() throws {
         // Given three files of two keys
         let index = try cache.index()
-        try cache.store(index, "/a/one.jpg", bytes: 100, key: 1)
-        try cache.store(index, "/a/two.jpg", bytes: 200, key: 2)
-        try cache.store(index, "/b/three.jpg", bytes: 300, key: 2)
+        try cache.store(index, servedName("one"), bytes: 4096, key: 1)
+        try cache.store(index, servedName("two"), bytes: 8192, key: 2)
+        try cache.store(index, servedName("three"), bytes: 100, key: 2)
         #expect(index.usage.entries == 3)
-        #expect(index.usage.bytes == 600)
+        #expect(index.usage.bytes == 4096 + 8192 + 4096, "counted by the blocks they take")
 
         // When key 2 is removed
         let removed = try index.remove { $0.keyHash == 2 }
 
         // Then its files are gone from disk and index alike
-        #expect(removed.files == 2 && removed.bytes == 500)
-        #expect(index.usage.entries == 1 && index.usage.bytes == 100)
-        #expect(cache.exists("/a/one.jpg") && !cache.exists("/a/two.jpg") && !cache.exists("/b/three.jpg"))
+        #expect(removed.files == 2 && removed.bytes == 8192 + 4096)
+        #expect(index.usage.entries == 1 && index.usage.bytes == 4096)
+        #expect(cache.exists(servedName("one")) && !cache.exists(servedName("two")) && !cache.exists(servedName("three")))
         #expect(try CacheVerifier(index: index).verify().isConsistent)
     }
 
     @Test func aHardLinkCountsNoBytesAndGoesWithItsKey() throws {
         let index = try cache.index()
-        try cache.store(index, "/first.jpg", bytes: 100, key: 7)
-        try index.store(CacheIndex.Record(path: "/second.jpg", keyHash: 7, sourceHash: 1, bytes: 0, isLink: true)) {
-            () throws(ThumbError) in try FileSystem.link(cache.root + "/first.jpg", to: cache.root + "/second.jpg")
+        try cache.store(index, servedName("first"), bytes: 4096, key: 7)
+        try FileSystem.createDirectories(forFile: cache.root + servedName("second"), below: cache.root)
+        try index.store(CacheIndex.Record(path: servedName("second"), keyHash: 7, sourceHash: 1, bytes: 0, isLink: true)) {
+            () throws(ThumbError) in try FileSystem.link(cache.root + servedName("first"), to: cache.root + servedName("second"))
         }
-        #expect(index.usage.entries == 2 && index.usage.bytes == 100)
+        #expect(index.usage.entries == 2 && index.usage.bytes == 4096)
         #expect(try CacheVerifier(index: index).verify().isConsistent)
 
         try index.remove { $0.keyHash == 7 }
-        #expect(!cache.exists("/first.jpg") && !cache.exists("/second.jpg"))
+        #expect(!cache.exists(servedName("first")) && !cache.exists(servedName("second")))
         #expect(index.usage.entries == 0 && index.usage.bytes == 0)
     }
 
@@ -48,25 +49,25 @@ struct CacheIndexTests {
         // Given two openers of one index file, as two thumbd processes have
         let first = try cache.index()
         let second = try cache.index()
-        try cache.store(first, "/made/by/first.webp", bytes: 1234, key: 3)
+        try cache.store(first, servedName("first"), bytes: 4096, key: 3)
 
         // When the second records a hit
-        #expect(second.usage.entries == 1 && second.usage.bytes == 1234)
-        #expect(second.touch("/made/by/first.webp", at: 99_000_000))
+        #expect(second.usage.entries == 1 && second.usage.bytes == 4096)
+        #expect(second.touch(servedName("first"), at: 99_000_000))
 
         // Then the first sees it
         #expect(try first.entries().first?.lastUsed == 99_000_000)
-        try cache.store(second, "/made/by/second.webp", bytes: 10, key: 4)
-        #expect(first.usage.entries == 2 && first.usage.bytes == 1244)
+        try cache.store(second, servedName("second"), bytes: 4096, key: 4)
+        #expect(first.usage.entries == 2 && first.usage.bytes == 8192)
     }
 
     @Test func halfDoneWorkOfADeadProcessIsSettledByTheDisk() throws {
         // Given a process that died after counting two files, only one of which it had published
         let index = try cache.index()
         let dead = try TestCache.deadPID()
-        try cache.write("/published.jpg", bytes: 500)
+        try cache.write(servedName("published"), bytes: 8192)
         try index.withLock { mapping throws(ThumbError) in
-            for (path, bytes) in [("/published.jpg", 400), ("/never-renamed.jpg", 300)] {
+            for (path, bytes) in [(servedName("published"), 400), (servedName("never-renamed"), 300)] {
                 try index.reserveLocked(mapping, CacheIndex.Record(path: path, keyHash: 1, sourceHash: 1, bytes: bytes, isLink: false))
                 let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path)!
                 var entry = mapping.entry(slot)
@@ -75,20 +76,21 @@ struct CacheIndexTests {
             }
         }
 
-        // When a thumbd opens the index
+        // When a thumbd opens the index, and checks its slots as it does after start
         let reopened = try cache.index()
+        try reopened.checkSlotsAfterStart()
 
         // Then the published file counts with its size on disk, and the other is gone
         let entries = try reopened.entries()
-        #expect(entries.map(\.path) == ["/published.jpg"])
-        #expect(entries.first?.isSettled == true && reopened.usage.bytes == 500)
+        #expect(entries.map(\.path) == [servedName("published")])
+        #expect(entries.first?.isSettled == true && reopened.usage.bytes == 8192)
         #expect(try CacheVerifier(index: reopened).verify().isConsistent)
     }
 
     @Test func aDamagedIndexIsReplacedAndAScanAskedFor() throws {
         // Given an index in use
         let index = try cache.index()
-        try cache.store(index, "/x.jpg", bytes: 10, key: 1)
+        try cache.store(index, servedName("x1"), bytes: 10, key: 1)
         let rebuilt = Flag()
         index.onRebuild { rebuilt.set() }
         #expect(index.takeScanRequest())  // made anew at first
@@ -100,9 +102,9 @@ struct CacheIndexTests {
         try handle.close()
 
         // Then the next change finds out, puts a new index in place and asks for a scan
-        try cache.store(index, "/y.jpg", bytes: 20, key: 2)
+        try cache.store(index, servedName("y1"), bytes: 20, key: 2)
         #expect(rebuilt.isSet && index.takeScanRequest())
-        #expect(try index.entries().map(\.path) == ["/y.jpg"])
+        #expect(try index.entries().map(\.path) == [servedName("y1")])
         // and a process starting now opens the new one as it is
         let other = try cache.index()
         #expect(other.usage.entries == 1)
@@ -110,13 +112,14 @@ struct CacheIndexTests {
 
     @Test func randomBytesAnywhereInTheIndexNeverCrashAndAreRepaired() throws {
         // Given an index in use, and random bytes written over one part of it after another:
-        // the counts in the header, slots, the table, paths
+        // the counts in the header, slots, the table, the paths in the slots
         let index = try cache.index(maxEntries: 200)
         let layout = index.current.layout
-        let regions = [(64, 192), (layout.slotsOffset, 64 * 10), (layout.tableOffset, 512), (layout.arenaOffset, 300)]
+        let regions = [(64, 192), (layout.slotsOffset, 128 * 10), (layout.tableOffset, 512),
+                       (layout.slotOffset(2) + IndexLayout.Slot.path, IndexLayout.Slot.pathCapacity)]
         var generator = SystemRandomNumberGenerator()
         for round in 0..<40 {
-            try cache.store(index, "/round-\(round).jpg", bytes: 10, key: UInt64(round + 1))
+            try cache.store(index, servedName("round-\(round)"), bytes: 10, key: UInt64(round + 1))
             let (start, length) = regions[round % regions.count]
             let handle = try #require(FileHandle(forWritingAtPath: cache.indexPath))
             try handle.seek(toOffset: UInt64(start))
@@ -124,83 +127,96 @@ struct CacheIndexTests {
             try handle.close()
 
             // When everything a serving thumbd does runs over it
-            index.touch("/round-\(round).jpg")
+            index.touch(servedName("round-\(round)"))
             _ = index.usage
-            _ = index.keysByLastUse()
+            _ = index.leastRecentlyUsedKeys(bytes: 1 << 20, entries: 5)
             _ = try? index.entries()
-            _ = try? cache.store(index, "/after-\(round).jpg", bytes: 5, key: 999)
+            _ = try? cache.store(index, servedName("after-\(round)"), bytes: 5, key: 999)
             _ = try? Evictor(index: index, settings: CacheSettings(), logger: .init(label: "test")).runOnce()
         }
 
         // Then nothing trapped, and a process starting now, with a scan and a repair, agrees with the disk
         let reopened = try cache.index(maxEntries: 200)
-        try CacheScan(index: reopened, identity: TestCache.identity,
-                      logger: .init(label: "test")).run(fill: true)
+        try reopened.checkSlotsAfterStart()
+        try CacheScan(index: reopened, oldLayout: TestCache.oldLayout, logger: .init(label: "test")).run(fill: true)
         let verifier = CacheVerifier(index: reopened)
-        try verifier.repair(try verifier.verify(), identity: TestCache.identity)
+        try verifier.repair(try verifier.verify())
         #expect(try verifier.verify().isConsistent)
     }
 
-    @Test func evictionRemovesTheLeastRecentlyUsedKeysDownToTheLowWaterMark() throws {
-        // Given ten keys of 100 bytes used in order, then the first two used again
+    @Test func theLeastRecentlyUsedKeysAreChosenByTheirNewestFile() throws {
+        // Given ten keys of one block used in order, then the first two used again, and key 3 with a
+        // second file used last of all
         let index = try cache.index()
         for number in 0..<10 {
-            try cache.store(index, "/\(number).jpg", bytes: 100, key: UInt64(number + 1))
-            index.touch("/\(number).jpg", at: 1_000 + UInt64(number))
+            try cache.store(index, servedName("k\(number)"), bytes: 4096, key: UInt64(number + 1))
+            index.touch(servedName("k\(number)"), at: 1_000 + UInt64(number))
         }
-        index.touch("/0.jpg", at: 5_000)
-        index.touch("/1.jpg", at: 5_001)
+        try cache.store(index, servedName("k3-variant"), bytes: 4096, key: 4)
+        index.touch(servedName("k3-variant"), at: 9_000)
+        index.touch(servedName("k0"), at: 5_000)
+        index.touch(servedName("k1"), at: 5_001)
 
-        // When the bound is 900 bytes with a low-water mark of 50 %, and nothing is left to scan
+        // When six blocks must go
+        let victims = index.leastRecentlyUsedKeys(bytes: 6 * 4096, entries: 0, now: 10_000)
+
+        // Then the six oldest keys go, passing over key 3's, one of whose files was used last
+        #expect(victims == Set([2, 4, 5, 6, 7, 8].map { UInt64($0 + 1) }))
+        // and a count of entries is met the same way
+        #expect(index.leastRecentlyUsedKeys(bytes: 0, entries: 2, now: 10_000) == Set([2, 4].map { UInt64($0 + 1) }))
+    }
+
+    @Test func evictionKeepsEverythingTheCacheTakesOnDiskUnderTheBound() throws {
+        // Given twenty keys of two blocks used in order
+        let index = try cache.index()
+        for number in 0..<20 {
+            try cache.store(index, servedName("k\(number)"), bytes: 8192, key: UInt64(number + 1))
+            index.touch(servedName("k\(number)"), at: 1_000 + UInt64(number))
+        }
         try index.setScanning(false)
+
+        // When the bound leaves room for about ten of them beside the index and the directories
+        let overhead = UInt64(index.usage.fileSize) + index.files.directoryBytes()
         var settings = CacheSettings()
-        settings.maxBytes = 900
-        settings.lowWaterPercent = 50
+        settings.maxBytes = overhead + 10 * 8192
+        settings.lowWaterPercent = 95
         let removed = try Evictor(index: index, settings: settings, logger: .init(label: "test")).runOnce()
 
-        // Then the six oldest went, down to 400 bytes
-        #expect(removed.keys == 6 && removed.bytes == 600)
-        #expect((0..<10).filter { cache.exists("/\($0).jpg") } == [0, 1, 8, 9])
-        #expect(index.usage.bytes == 400 && index.usage.keysEvicted == 6)
+        // Then the oldest went, and files, directories and index together are within the low-water mark
+        let usage = index.usage
+        #expect(removed.keys >= 10)
+        #expect(usage.diskBytes <= settings.lowWaterBytes, "\(usage.diskBytes) on disk, low water \(settings.lowWaterBytes)")
+        #expect(usage.directoryBytes > 0 && usage.keysEvicted == UInt64(removed.keys))
+        let kept = (0..<20).filter { cache.exists(servedName("k\($0)")) }
+        #expect(kept == Array((20 - kept.count)..<20), "the most recently used stay")
         #expect(try CacheVerifier(index: index).verify().isConsistent)
     }
 
-    @Test func pathsSurviveTheArenaBeingCompacted() throws {
-        // Given a small index whose path arena is used up many times over by churn
-        let index = try cache.index(maxEntries: 16)
-        let long = String(repeating: "p", count: 150)
-        var kept: [String] = []
-        for round in 0..<60 {
-            let path = "/\(round)-\(long).jpg"
-            try cache.store(index, path, bytes: 1, key: UInt64(round + 1))
-            kept.append(path)
-            if kept.count > 8 {
-                let gone = kept.removeFirst()
-                try index.remove { $0.path == gone }
-            }
-        }
+    @Test func aPathThatIsNoCachePathIsNeverStored() throws {
+        let index = try cache.index()
 
-        // Then every live entry still names its own file, and is found by it
-        #expect(try index.entries().map(\.path).sorted() == kept.sorted())
-        #expect(kept.allSatisfy { index.touch($0) })
-        #expect(try CacheVerifier(index: index).verify().isConsistent)
+        for path in ["/served/a/../../x", "/served/a/b/c", "/elsewhere/a/ab", "/served/a/.thumbd-tmp-1", "/served/b/aa",
+                     "/served/a/" + String(repeating: "a", count: 80)] {
+            #expect(throws: ThumbError.self, "\(path)") { try cache.store(index, path, bytes: 1, key: 1) }
+        }
+        #expect(index.usage.entries == 0)
     }
 
     @Test func aLargeIndexKeepsItsUnusedPagesOutOfMemory() throws {
-        // Given an index for a million entries (about 300 MB, sparse) holding 200 files, 100 of
-        // them removed again and 50 stored since
+        // Given an index for a million entries (161 MB, allocated but never touched) holding 200
+        // files, 100 of them removed again and 50 stored since
         let index = try cache.index(maxEntries: 1_000_000)
-        for number in 0..<200 { try cache.store(index, "/\(number).jpg", bytes: 10, key: UInt64(number + 1)) }
+        for number in 0..<200 { try cache.store(index, servedName("k\(number)"), bytes: 10, key: UInt64(number + 1)) }
         try index.remove { $0.keyHash % 2 == 0 }
-        for number in 200..<250 { try cache.store(index, "/\(number).jpg", bytes: 10, key: UInt64(number + 1)) }
+        for number in 200..<250 { try cache.store(index, servedName("k\(number)"), bytes: 10, key: UInt64(number + 1)) }
 
         // When a second process starts on it and everything that walks the index runs
         let second = try cache.index(maxEntries: 1_000_000)
-        _ = second.keysByLastUse()
+        _ = second.leastRecentlyUsedKeys(bytes: 1 << 30, entries: 0)
         #expect(try second.entries().count == 150)
 
         // Then the freed slots were used again, and both mappings hold only pages near those in
-        // use (the kernel maps a few neighbours per fault), far from the 72 MB of slots and 16 MB
+        // use (the kernel maps a few neighbours per fault), far from the 144 MB of slots and 16 MB
         // of table a walk of every slot brought into each
         #expect(index.current.slotsInUse == 200)
         let resident = try residentKilobytes(of: cache.indexPath)
@@ -228,13 +244,16 @@ struct CacheIndexTests {
     @Test func aFullIndexPublishesNothing() throws {
         let index = try cache.index(maxEntries: 16)
         let capacity = index.usage.capacity
-        for number in 0..<capacity { try cache.store(index, "/\(number).jpg", bytes: 1, key: UInt64(number + 1)) }
+        for number in 0..<capacity { try cache.store(index, servedName("k\(number)"), bytes: 1, key: UInt64(number + 1)) }
 
-        #expect(throws: ThumbError.self) { try cache.store(index, "/one-too-many.jpg", bytes: 1, key: 999) }
-        #expect(!cache.exists("/one-too-many.jpg"))
+        #expect(throws: ThumbError.self) { try cache.store(index, servedName("one-too-many"), bytes: 1, key: 999) }
+        #expect(!cache.exists(servedName("one-too-many")))
         #expect(index.usage.entries == capacity)
     }
 }
+
+/// A served name in the cache's layout for a test's short `name`: `/served/{first}/{name}.jpg`.
+func servedName(_ name: String) -> String { "/served/\(name.first!)/\(name).jpg" }
 
 /// A cache directory and its index in a temp directory.
 final class TestCache: @unchecked Sendable {
@@ -247,8 +266,8 @@ final class TestCache: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: directory.path + "/cache", withIntermediateDirectories: true)
     }
 
-    /// Reads stored paths back as an insecure (unsigned) thumbd would.
-    static let identity = StoredPathIdentity(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil))
+    /// Recognises what an older, insecure (unsigned) thumbd stored.
+    static let oldLayout = OldLayout(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil))
 
     func index(maxEntries: Int = 1000) throws -> CacheIndex {
         try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)

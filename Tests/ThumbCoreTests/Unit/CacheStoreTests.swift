@@ -2,84 +2,71 @@ import Foundation
 import Testing
 @testable import ThumbCore
 
-/// Publishing appears whole or not at all, and a failure leaves nothing behind.
+/// Publishing appears whole or not at all, a failure leaves nothing behind, and the layout keeps
+/// its fixed fan-out.
 struct CacheStoreTests {
     static let key = ThumbnailKey(source: "http://h/a.png", options: ProcessingOptions())
+    static let signature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"
+    static let path = CachePath(signature: signature, documentURI: "/\(signature)/w:10/plain/http://h/a.png", format: .png)
+
     @Test func aPublishThatCannotRenameLeavesNoTempFile() throws {
         // Given a cache whose target name is taken by a directory
         let root = try TestDirectory()
         let store = try CacheStore(index: CacheIndex(root: root.path + "/cache", path: root.path + "/cache.index", maxEntries: 100))
-        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
-        try FileManager.default.createDirectory(atPath: store.absolute(path) + "/in-the-way", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: store.absolute(Self.path) + "/in-the-way", withIntermediateDirectories: true)
 
         // When a thumbnail is published there
-        #expect(throws: ThumbError.self) { try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png") }
+        #expect(throws: ThumbError.self) { try store.publish([1, 2, 3], at: Self.path, key: Self.key, sourceURL: "http://h/a.png") }
 
-        // Then no temp file is left in its directory
-        let directory = (store.absolute(path) as NSString).deletingLastPathComponent
+        // Then no temp file is left in its directory, and nothing is counted
+        let directory = (store.absolute(Self.path) as NSString).deletingLastPathComponent
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(FileSystem.tempPrefix) }
         #expect(leftovers.isEmpty)
-    }
-
-    @Test func aPublishedFileIsWholeAndReadableByNginx() throws {
-        let root = try TestDirectory()
-        let store = try CacheStore(index: CacheIndex(root: root.path + "/cache", path: root.path + "/cache.index", maxEntries: 100))
-        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
-        try store.publish(Array(repeating: 7, count: 100_000), at: path, key: Self.key, sourceURL: "http://h/a.png")
-        #expect(try FileSystem.read(store.absolute(path)) == Array(repeating: 7, count: 100_000))
-        let mode = try FileManager.default.attributesOfItem(atPath: store.absolute(path))[.posixPermissions] as? Int
-        #expect(mode == 0o644)
-        #expect(store.existing(documentURI: "/insecure/w:10/plain/http://h/a.png") == path)
-    }
-
-    @Test func nothingIsWrittenOutsideTheCacheRootWhateverThePathSays() throws {
-        // Given a cache, a directory beside it, and a symlink inside it that leads there
-        let base = try TestDirectory()
-        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
-        try FileManager.default.createDirectory(atPath: base.path + "/cache/insecure", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: base.path + "/outside", withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: base.path + "/cache/insecure/link", withDestinationPath: base.path + "/outside")
-
-        // When thumbnails are published and linked at paths that climb out or lead out
-        for uri in ["/insecure/../../outside/a.png", "/insecure/./../../outside/b.png", "/insecure/link/c.png"] {
-            let path = CachePath(documentURI: uri, format: .png)
-            #expect(throws: ThumbError.badRequest("path leads out of the cache"), "\(uri)") {
-                try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png")
-            }
-            #expect(throws: ThumbError.badRequest("path leads out of the cache"), "\(uri)") {
-                try store.alias(path, to: CachePath(documentURI: "/insecure/w:10/a.png", format: .png), key: Self.key,
-                                sourceURL: "http://h/a.png")
-            }
-        }
-
-        // Then nothing appeared outside, and nothing was counted
-        #expect(try FileManager.default.contentsOfDirectory(atPath: base.path + "/outside").isEmpty)
         #expect(store.index.usage.entries == 0)
     }
 
-    @Test func nothingIsStoredUnderANameATempFileWouldHave() throws {
+    @Test func aPublishedFileIsWholeReadableByNginxAndMarkedWithItsIdentity() throws {
+        let root = try TestDirectory()
+        try FileManager.default.createDirectory(atPath: root.path + "/cache", withIntermediateDirectories: true)
+        let store = try CacheStore(index: CacheIndex(root: root.path + "/cache", path: root.path + "/cache.index", maxEntries: 100))
+        try store.publish(Array(repeating: 7, count: 100_000), at: Self.path, key: Self.key, sourceURL: "http://h/a.png")
+
+        #expect(try FileSystem.read(store.absolute(Self.path)) == Array(repeating: 7, count: 100_000))
+        let mode = try FileManager.default.attributesOfItem(atPath: store.absolute(Self.path))[.posixPermissions] as? Int
+        #expect(mode == 0o644)
+        let request = ThumbnailRequest(sourceURL: "http://h/a.png", options: ProcessingOptions(), signature: Self.signature)
+        #expect(store.existing(for: request, documentURI: "/\(Self.signature)/w:10/plain/http://h/a.png") == Self.path)
+        #expect(StoredFileIdentity.read(store.absolute(Self.path)) == StoredFileIdentity(key: Self.key, sourceURL: "http://h/a.png"))
+    }
+
+    @Test func thumbnailsOfManyURLsShareAFixedFanOutOfDirectories() throws {
         // Given a cache
         let base = try TestDirectory()
-        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
+        try FileManager.default.createDirectory(atPath: base.path + "/cache", withIntermediateDirectories: true)
+        let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 3000))
+        let verifier = SignatureVerifier(pairs: [.init(key: Array("k".utf8), salt: Array("s".utf8))])
 
-        // When thumbnails are published and linked at paths with a segment named as temp files are
-        for uri in ["/insecure/w:10/plain/http://h/.thumbd-tmp-1-Ab12Cd@png", "/insecure/.thumbd-tmp-1-Ab12Cd/a.png"] {
-            let path = CachePath(documentURI: uri, format: .png)
-            let refusal = ThumbError.badRequest("path has a segment beginning .thumbd-tmp-, as thumbd's temp files do")
-            #expect(throws: refusal, "\(uri)") { try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png") }
-            #expect(throws: refusal, "\(uri)") {
-                try store.alias(path, to: CachePath(documentURI: "/insecure/w:10/a.png", format: .png), key: Self.key,
-                                sourceURL: "http://h/a.png")
-            }
+        // When 2,000 signed URLs with deep paths and 200 private ones are stored
+        for number in 0..<2_200 {
+            let uri = "/rs:fill:\(number):10/plain/http://h/dir\(number)/sub/a.jpg@webp"
+            let signature = verifier.signature(for: Substring(uri), with: verifier.pairs[0])
+            let path = CachePath(signature: signature, documentURI: "/\(signature)\(uri)", format: .webp,
+                                 naming: number < 2_000 ? .shared : .thumbdOnly)
+            try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png")
         }
 
-        // Then nothing was written, and nothing was counted
-        #expect(FileManager.default.enumerator(atPath: base.path + "/cache")?.allObjects.isEmpty ?? true)
-        #expect(store.index.usage.entries == 0)
-        // but a segment that only holds the name further on is a thumbnail's like any other
-        let inside = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.thumbd-tmp-1@png", format: .png)
-        try store.publish([1, 2, 3], at: inside, key: Self.key, sourceURL: "http://h/a.png")
-        #expect(FileManager.default.fileExists(atPath: store.absolute(inside)))
+        // Then there are at most 64 + 16 fan-out directories, and every file is one of them deep
+        var directories = 0
+        var files = 0
+        let walker = FileManager.default.enumerator(atPath: store.root)
+        while let item = walker?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            FileManager.default.fileExists(atPath: store.root + "/" + item, isDirectory: &isDirectory)
+            if isDirectory.boolValue { directories += 1 } else { files += 1 }
+            #expect(item.split(separator: "/").count <= 3)
+        }
+        #expect(files == 2_200)
+        #expect(directories <= 2 + 64 + 16)
     }
 
     @Test func aCacheRootReachedThroughASymlinkStillTakesThumbnails() throws {
@@ -90,10 +77,10 @@ struct CacheStoreTests {
         let store = try CacheStore(index: CacheIndex(root: base.path + "/cache", path: base.path + "/cache.index", maxEntries: 100))
 
         // When a thumbnail is published
-        let path = CachePath(documentURI: "/insecure/w:10/plain/http://h/a.png", format: .png)
-        try store.publish([1, 2, 3], at: path, key: Self.key, sourceURL: "http://h/a.png")
+        try store.publish([1, 2, 3], at: Self.path, key: Self.key, sourceURL: "http://h/a.png")
 
-        // Then it is in the real directory
-        #expect(try FileSystem.read(base.path + "/real" + path.relative) == [1, 2, 3])
+        // Then it is in the real directory, and counted
+        #expect(try FileSystem.read(base.path + "/real" + Self.path.relative) == [1, 2, 3])
+        #expect(store.index.usage.entries == 1)
     }
 }

@@ -1,8 +1,8 @@
-/// Which thumbnail a file found on disk is (its key and source), read back from its path, so a
-/// rebuilt index groups and purges files as the index that stored them did. A path is the URI
-/// nginx passed, perhaps followed by `.{ext}` or `.auto.{ext}`; the candidate whose signature
-/// verifies is the one, else the likeliest that parses. Hashed names cannot be read back.
-public struct StoredPathIdentity: Sendable {
+/// A file thumbd stored before the fan-out layout (CachePath), at the URI nginx passed, perhaps
+/// followed by `.{ext}` or `.auto.{ext}`, or under `/_hashed/`. Nothing looks for those any more:
+/// the start-up scan recognises them by their path, which still parses as a thumbnail's URL, and
+/// removes them with their directories. Anything else it finds outside the layout is left alone.
+public struct OldLayout: Sendable {
     private let parsers: [RequestPathParser]
 
     /// `parser` is the server's; a second one that takes any signature is tried after it.
@@ -11,7 +11,12 @@ public struct StoredPathIdentity: Sendable {
                                              options: parser.options)]
     }
 
-    public func identify(_ path: String) -> (keyHash: UInt64, sourceHash: UInt64)? {
+    /// Whether the file at `path` (relative to the cache root) is an old-layout thumbnail.
+    public func stored(_ path: String) -> Bool {
+        path.hasPrefix("/_hashed/") || identify(path) != nil
+    }
+
+    func identify(_ path: String) -> (keyHash: UInt64, sourceHash: UInt64)? {
         let candidates = Self.documentURIs(of: Self.restoringSchemeSlashes(path))
         for parser in parsers {
             for (uri, negotiated) in candidates {

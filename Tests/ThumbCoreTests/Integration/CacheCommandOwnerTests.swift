@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
+/// in it are that user's writing.
+@Suite(.timeLimit(.minutes(1)))
+struct CacheCommandOwnerTests {
+    @Test func runAsRootThePurgeBecomesTheCachesOwner() throws {
+        guard geteuid() == 0 else {
+            print("skipped: needs root")
+            return
+        }
+        // Given a cache owned by nobody, whose index counts a thumbnail of nobody's and a file in
+        // a directory only root may write
+        let nobody = try #require(getpwnam("nobody")).pointee
+        let cache = try TestCache()
+        let index = try cache.index()
+        try cache.store(index, servedName("nn"), bytes: 10, key: 1)
+        try cache.store(index, servedName("rr"), bytes: 10, key: 2)
+        for path in ["", "/served", "/served/n", servedName("nn")] {
+            chown(cache.root + path, nobody.pw_uid, nobody.pw_gid)
+        }
+        chown(cache.indexPath, nobody.pw_uid, nobody.pw_gid)
+
+        // When root purges everything
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: TestStack.thumbdBinary)
+        process.arguments = ["cache", "purge", "--all"]
+        process.environment = ["THUMBD_CACHE_ROOT": cache.root, "THUMBD_INSECURE": "true", "PATH": "/usr/bin:/bin"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+
+        // Then it removed what nobody could remove, and left root's file where it was
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("purged 1 files"), "\(text)")
+        #expect(!cache.exists(servedName("nn")))
+        #expect(cache.exists(servedName("rr")))
+    }
+}
