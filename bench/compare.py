@@ -158,8 +158,10 @@ class Nginx:
     def __init__(self, directory, servers, workers="auto", access_log="off", modules=""):
         self.dir = directory
         os.makedirs(f"{directory}/tmp", exist_ok=True)
+        # nginx's master makes its temp paths in tmp, 0700 and its workers' (a directory they
+        # could write to would let them plant a link the master follows when it hands those over).
         os.chmod(directory, 0o755)
-        os.chmod(f"{directory}/tmp", 0o777)
+        os.chmod(f"{directory}/tmp", 0o755)
         with open(f"{directory}/nginx.conf", "w") as conf:
             conf.write(NGINX_MAIN.format(dir=directory, workers=workers, access_log=access_log,
                                          modules=modules, servers=servers))
@@ -278,8 +280,7 @@ class ImageFilter(Nginx):
         self.port, self.back_port = free_port(), free_port()
         directory = f"{work}/image_filter"
         shutil.rmtree(directory, ignore_errors=True)
-        os.makedirs(f"{directory}/cache")
-        os.chmod(f"{directory}/cache", 0o777)
+        os.makedirs(directory)  # nginx's master makes the cache directory, 0700 and its workers'
         self.back_log = f"{directory}/back.log"
         super().__init__(directory, f"""
     log_format path '$request_uri';

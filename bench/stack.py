@@ -24,9 +24,11 @@ class Stack:
         self.dir, self.binary, self.port = f"{work}/stack", binary, free_port()
         shutil.rmtree(self.dir, ignore_errors=True)
         self.cache, self.socket = f"{self.dir}/cache", f"{self.dir}/thumbd.sock"
-        for path, mode in [(self.dir, 0o755), (self.cache, 0o755), (f"{self.dir}/nginx-tmp", 0o777), (f"{self.dir}/site.d", 0o755)]:
+        # nginx's workers run as nobody: they read; nginx's master makes its temp paths in
+        # nginx-tmp, 0700 and theirs.
+        for path in [self.dir, self.cache, f"{self.dir}/nginx-tmp", f"{self.dir}/site.d"]:
             os.makedirs(path, exist_ok=True)
-            os.chmod(path, mode)
+            os.chmod(path, 0o755)
         fill = {"@RUN_DIR@": self.dir, "@HTTP_LISTEN@": f"127.0.0.1:{self.port}", "@CACHE_ROOT@": self.cache,
                 "@HITS_LOG@": f"{self.cache}.hits.log", "@FASTCGI_PASS@": f"unix:{self.socket}",
                 "@SITE_EXTRAS@": f"{self.dir}/site.d/*.conf"}

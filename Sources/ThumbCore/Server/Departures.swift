@@ -10,6 +10,9 @@ import Glibc
 /// thumbd to its descriptor limit. Now such a connection is closed at once; the job goes on for
 /// the others.
 ///
+/// nginx never half-closes a FastCGI connection, so the end of its sending side means it has
+/// gone; a client that shut down its sending side after its request would be taken for gone too.
+///
 /// A connection is known here by a token that is never reused, not by its descriptor: once it is
 /// closed, its number is the next connection's, and an event read just before must not end that
 /// one. Closing a descriptor takes it out of the epoll set.

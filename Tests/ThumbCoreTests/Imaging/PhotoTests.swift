@@ -8,7 +8,7 @@ import Testing
 /// libjpeg's DCT scaling, libwebp's rescaler, a PNG's rows averaged) gives the same picture as a
 /// full decode, within a tolerance, as sharp.
 struct PhotoTests {
-    static let directory = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
+    static let directory = TestPhotos.directory
     static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "seeding_by_Clements_Engelhardt.jpg",
                         "calla.png", "wood-d.webp", "pixels-l.webp"]
     static let shrinkable = available.filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".webp") || $0.hasSuffix(".png") }

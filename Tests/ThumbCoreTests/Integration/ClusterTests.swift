@@ -50,7 +50,7 @@ struct ClusterTests {
     static func stop(_ cluster: ClusterRun) {
         do {
             try cluster.down()
-            #expect(try ClusterRun.leftovers() == [])
+            #expect(try cluster.leftovers() == [])
         } catch {
             Issue.record(error)
         }

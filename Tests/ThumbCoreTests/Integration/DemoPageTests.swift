@@ -70,6 +70,48 @@ struct DemoPageTests {
         }
     }
 
+    @Test(.timeLimit(.minutes(3)))
+    func aPhotoNamedLikeMarkupIsShownAsItsNameAndItsThumbnailsLoad() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.chromium) else {
+            print("skipped: Chromium is not installed here (Debian's chromium package; deploy/test installs it)")
+            return
+        }
+        // Given the demo with three photos, one of them named as markup that would retitle the page
+        let hostile = #"x"><img src=x onerror="document.title='owned'">.jpg"#
+        let names = try FileManager.default.contentsOfDirectory(atPath: TestPhotos.directory).filter { $0.hasSuffix(".jpg") }.sorted()
+        try #require(names.count >= 2, "no photos in \(TestPhotos.directory); deploy/test fetches them")
+        var photos = Dictionary(uniqueKeysWithValues: names.prefix(2).map { ($0, TestPhotos.directory + "/" + $0) })
+        photos[hostile] = TestPhotos.directory + "/" + names[0]
+        let demo = try DemoRun(photos: photos)
+        defer { demo.stop() }
+
+        // When a browser opens the page
+        let dom = try demo.dumpDOM()
+
+        // Then the page keeps its title, no element came from the name, and the name is shown as
+        // itself in its captions and alt texts, its thumbnails made from its escaped URLs
+        #expect(dom.contains("<title>thumbd demo</title>"))
+        #expect(!dom.contains("owned</title>"))
+        #expect(!dom.contains(#"<img src="x""#))
+        let tiles = try Self.tiles(dom)
+        #expect(tiles.count == 3 + 12)  // the gallery of three, <picture>, 4 presets, 6 gravities, the broken source
+        let named = tiles.filter { Self.unescaped($0.alt) == hostile }
+        #expect(!named.isEmpty)
+        for tile in named {
+            #expect(tile.status == "200" && tile.cache == "miss" && tile.pixels == tile.size, "\(tile)")
+        }
+        let captions = try NSRegularExpression(pattern: "<figcaption>(.*?)</figcaption>")
+            .matches(in: dom, range: NSRange(dom.startIndex..., in: dom)).map { Self.unescaped(String(dom[Range($0.range(at: 1), in: dom)!])) }
+        #expect(captions.filter { $0.hasSuffix(" · " + hostile) }.count == named.count)
+    }
+
+    /// Text as the DOM holds it, from its serialization: what a browser shows.
+    static func unescaped(_ html: String) -> String {
+        [("&quot;", "\""), ("&#39;", "'"), ("&lt;", "<"), ("&gt;", ">"), ("&amp;", "&")].reduce(html) {
+            $0.replacingOccurrences(of: $1.0, with: $1.1)
+        }
+    }
+
     static func isBackground(_ color: (red: Int, green: Int, blue: Int)) -> Bool {
         abs(color.red - 246) < 3 && abs(color.green - 246) < 3 && abs(color.blue - 244) < 3
     }
@@ -81,7 +123,8 @@ struct DemoPageTests {
     /// The <img> elements of a dumped DOM, once the page said all were described.
     static func tiles(_ dom: String) throws -> [Tile] {
         guard dom.contains("data-ready=") else { throw StackError("the page's script never finished") }
-        let images = try NSRegularExpression(pattern: "<img [^>]*>").matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
+        // A quoted value may hold a ">".
+        let images = try NSRegularExpression(pattern: #"<img (?:[^>"]|"[^"]*")*>"#).matches(in: dom, range: NSRange(dom.startIndex..., in: dom))
         return try images.map { match in
             let tag = String(dom[Range(match.range, in: dom)!])
             func attribute(_ name: String) throws -> String {
@@ -101,7 +144,7 @@ struct DemoPageTests {
     }
 }
 
-/// deploy/run in a temp directory on a free port, with the test photos as its origin.
+/// deploy/run in a temp directory on a free port, with the test photos (or the photos given) as its origin.
 final class DemoRun {
     static let window = (width: 1280, height: 2800)
     let directory: String
@@ -109,34 +152,35 @@ final class DemoRun {
     private let process: Process
     private let networkUnchanged: NetworkChangeLock
 
-    init() throws {
+    /// - Parameter photos: the origin's files, by name, each a copy of the file at its path; by
+    ///   default every test photo.
+    /// - Parameter prepare: called with the run directory before deploy/run starts in it.
+    init(photos: [String: String]? = nil, prepare: (String) throws -> Void = { _ in }) throws {
         networkUnchanged = try NetworkChangeLock(exclusive: false)
         var template = Array("/tmp/thumbd-demo-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
         port = try TestStack.freePort()
-        // The photos deploy/run would fetch, there already: it keeps them
-        let photos = ProcessInfo.processInfo.environment["THUMBD_TEST_PHOTOS"] ?? "/tmp/thumbd-test-photos"
-        try FileManager.default.createDirectory(atPath: directory + "/origin", withIntermediateDirectories: true)
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: photos)) ?? [] {
-            try FileManager.default.copyItem(atPath: photos + "/" + name, toPath: directory + "/origin/" + name)
+        // deploy/run's THUMBD_PHOTOS: root's, in a directory only root may write to, as it demands
+        let photoDirectory = directory + "/photos"
+        try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: false)
+        let testPhotos = (try? FileManager.default.contentsOfDirectory(atPath: TestPhotos.directory)) ?? []
+        for (name, path) in photos ?? Dictionary(uniqueKeysWithValues: testPhotos.map { ($0, TestPhotos.directory + "/" + $0) }) {
+            try FileManager.default.copyItem(atPath: path, toPath: photoDirectory + "/" + name)
         }
+        try prepare(directory)
         process = Process()
         process.executableURL = URL(fileURLWithPath: TestStack.repositoryRoot + "/deploy/run")
         // As from a user's shell: not the restrictive ImageMagick policy these tests draw under.
         process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "MAGICK_CONFIGURE_PATH" }.merging([
             "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
+            "THUMBD_PHOTOS": photoDirectory,
         ]) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         _ = FileManager.default.createFile(atPath: directory + "/deploy-run.log", contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
-        // The test runner's threads block most signals, and a child inherits the mask: deploy/run
-        // (bash) would never see the TERM that stops it. It starts with none blocked, as from a shell.
-        var none = sigset_t(), blocked = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, &blocked)
-        defer { pthread_sigmask(SIG_SETMASK, &blocked, nil) }
-        try process.run()
+        // deploy/run (bash) must see the TERM that stops it.
+        try process.runWithSignalsUnblocked()
         let deadline = Date(timeIntervalSinceNow: 60)
         while (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status != 200 {
             guard Date() < deadline, process.isRunning else { throw StackError("deploy/run did not serve its page") }

@@ -7,17 +7,19 @@ import Glibc
 /// network hosts in network namespaces, with the front on a free port of 127.0.0.1.
 ///
 /// One at a time on a machine, and never beside a browser test (NetworkChangeLock): every run has
-/// the same names, addresses and directory, so `up` clears whatever a crashed run left, and the
-/// hash keys (the source URLs hold the origin's address) spread over the hosts alike every run.
+/// the same names and addresses, so `up` clears whatever a crashed run left (deploy/cluster notes
+/// where each run was), and the hash keys (the source URLs hold the origin's address) spread over
+/// the hosts alike every run. Its files are in a directory of its own, from mkdtemp: deploy/cluster
+/// runs as root and refuses one another user could have made.
 final class ClusterRun {
     static let name = "thumbdt"
     /// The /24 the hosts are on, its first three numbers: host N is .(10+N).
     static let net = "10.78.11"
-    static let directory = "/tmp/thumbd-cluster-test"
+    let directory: String
     let hosts: Int
     let port: Int
     /// deploy/cluster's THUMBD_RUN_DIR.
-    let runDirectory = ClusterRun.directory + "/run"
+    let runDirectory: String
     /// The origin's base URL, as deploy/cluster printed it: a photo is at this + its file name.
     private(set) var origin = ""
     private let environment: [String: String]
@@ -41,17 +43,20 @@ final class ClusterRun {
     init(hosts: Int, photos: [String: [UInt8]], settings: [String: String]) throws {
         self.hosts = hosts
         port = try TestStack.freePort()
-        let photoDirectory = Self.directory + "/photos"
+        lock = try NetworkChangeLock(exclusive: true)
+        var template = Array("/tmp/thumbd-cluster-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
+        directory = String(cString: made)
+        chmod(directory, 0o755)  // nginx's workers run as nobody
+        runDirectory = directory + "/run"
+        let photoDirectory = directory + "/photos"
         environment = settings.merging([
             "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_CLUSTER_HOSTS": "\(hosts)", "THUMBD_CLUSTER_NAME": Self.name,
-            "THUMBD_CLUSTER_NET": Self.net, "THUMBD_CLUSTER_PHOTOS": photoDirectory,
+            "THUMBD_CLUSTER_NET": Self.net, "THUMBD_PHOTOS": photoDirectory,
             "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": runDirectory,
         ]) { $1 }
-        lock = try NetworkChangeLock(exclusive: true)
         do {
-            try? FileManager.default.removeItem(atPath: photoDirectory)
-            try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: true)
-            chmod(Self.directory, 0o755)  // nginx's workers run as nobody
+            try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: false)
             for (file, bytes) in photos {
                 guard FileManager.default.createFile(atPath: photoDirectory + "/" + file, contents: Data(bytes)) else {
                     throw StackError("cannot write \(file)")
@@ -74,20 +79,20 @@ final class ClusterRun {
     func down() throws {
         defer { lock.release() }
         try cluster(["down"])
-        try FileManager.default.removeItem(atPath: Self.directory)
+        try FileManager.default.removeItem(atPath: directory)
     }
 
-    /// What a run may have left: namespaces and links by their names, processes naming the run
+    /// What this run may have left: namespaces and links by their names, processes naming its
     /// directory (every nginx's master), the directory itself.
-    static func leftovers() throws -> [String] {
-        let ip = ipCommand!
+    func leftovers() throws -> [String] {
+        let ip = Self.ipCommand!
         let namespaces = try ProcessRunner.run(ip, ["netns", "list"]).output.split(separator: "\n")
         let links = try ProcessRunner.run(ip, ["-o", "link", "show"]).output.split(separator: "\n")
         let processes = try FileManager.default.contentsOfDirectory(atPath: "/proc").filter { $0.allSatisfy(\.isNumber) }.filter { pid in
             let commandLine = (try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(pid)/cmdline"))) ?? Data()
             return String(decoding: commandLine, as: UTF8.self).contains(directory)
         }
-        return (namespaces + links).filter { $0.contains("\(name)-") }.map(String.init)
+        return (namespaces + links).filter { $0.contains("\(Self.name)-") }.map(String.init)
             + processes.map { "process \($0)" }
             + (FileManager.default.fileExists(atPath: directory) ? [directory] : [])
     }

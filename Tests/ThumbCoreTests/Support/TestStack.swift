@@ -49,9 +49,12 @@ final class TestStack: @unchecked Sendable {
         directory = String(cString: made)
         self.cacheRoot = cacheRoot ?? directory + "/cache"
         port = try Self.freePort()
-        for (path, mode) in [(directory, 0o755), (self.cacheRoot, 0o755), (directory + "/nginx-tmp", 0o777), (directory + "/site.d", 0o755)] {
+        // nginx's workers run as nobody: they read; nginx's master makes its temp paths in
+        // nginx-tmp, 0700 and theirs (a directory they could write to would let them plant a link
+        // the master follows when it hands those over)
+        for path in [directory, self.cacheRoot, directory + "/nginx-tmp", directory + "/site.d"] {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            chmod(path, mode_t(mode))  // nginx's workers run as nobody
+            chmod(path, 0o755)
         }
         let run = directory
         let sockets = (0..<instances).map { "\(run)/thumbd-\($0).sock" }
