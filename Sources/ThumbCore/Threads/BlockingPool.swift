@@ -2,32 +2,37 @@ import Foundation
 
 /// Threads thumbd owns for blocking work (curl transfers, ImageMagick, disk), with a bounded
 /// queue in front: async code awaits the result without ever blocking Swift's cooperative pool,
-/// and work beyond the queue is refused at once instead of piling up.
+/// and work beyond the queue is refused at once instead of piling up. `shutdown` refuses new
+/// work, lets what is queued run, and ends the threads.
 public final class BlockingPool: @unchecked Sendable {
     public let name: String
     private let queueLimit: Int
     private let condition = NSCondition()
-    private var queue: [() -> Void] = []
+    private var queue = TaskQueue()
     /// Threads waiting for work: a task handed to one still sits in `queue` until it wakes up,
     /// and must not count against the limit meanwhile.
     private var idle = 0
     private var finished = 0
+    private var stopping = false
+    private var running: Int
 
     public init(name: String, threads: Int, queueLimit: Int) {
         self.name = name
         self.queueLimit = queueLimit
+        running = threads
         for index in 0..<threads {
             // ImageMagick's decoders recurse deeper than the default stack allows.
             NamedThread.start("thumbd-\(name)-\(index)", stackSize: 8 << 20) { [self] in work() }
         }
     }
 
-    /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full.
+    /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full or
+    /// the pool is shutting down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws(ThumbError) -> T {
         let result: Result<T, ThumbError> = await withCheckedContinuation { continuation in
             condition.lock()
             defer { condition.unlock() }
-            guard queue.count - idle < queueLimit else {
+            guard !stopping, queue.count - idle < queueLimit else {
                 continuation.resume(returning: .failure(.overloaded))
                 return
             }
@@ -59,7 +64,7 @@ public final class BlockingPool: @unchecked Sendable {
     public var isFull: Bool {
         condition.lock()
         defer { condition.unlock() }
-        return queue.count - idle >= queueLimit
+        return stopping || queue.count - idle >= queueLimit
     }
 
     /// How many tasks have run to their end.
@@ -69,18 +74,35 @@ public final class BlockingPool: @unchecked Sendable {
         return finished
     }
 
+    /// Refuses new work from now on; what is queued still runs, then the threads end.
+    public func shutdown() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Blocks until every thread has ended (after `shutdown`).
+    public func waitUntilStopped() {
+        condition.lock()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
     private func work() {
+        condition.lock()
         while true {
-            condition.lock()
             idle += 1
-            while queue.isEmpty { condition.wait() }
+            while queue.count == 0 && !stopping { condition.wait() }
             idle -= 1
-            let next = queue.removeFirst()
+            guard let next = queue.popFirst() else { break }
             condition.unlock()
             next()
             condition.lock()
             finished += 1
-            condition.unlock()
         }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import ThumbCore
+
+/// thumbd's own threads for blocking work: a queue in order, a limit that refuses at once, and a
+/// shutdown that runs what is queued and ends the threads.
+@Suite(.timeLimit(.minutes(1)))
+struct BlockingPoolTests {
+    @Test func theQueueIsFirstInFirstOutThroughItsGrowth() {
+        var queue = TaskQueue()
+        let seen = Box<[Int]>([])
+        for round in 0..<3 {
+            // Given more tasks than the ring has room for, taken out part way through
+            for number in 0..<40 { queue.append { seen.value.append(round * 100 + number) } }
+            for _ in 0..<25 { queue.popFirst()?() }
+            for number in 40..<100 { queue.append { seen.value.append(round * 100 + number) } }
+            while let task = queue.popFirst() { task() }
+        }
+        // Then every task ran once, in the order it came
+        #expect(seen.value == (0..<3).flatMap { round in (0..<100).map { round * 100 + $0 } })
+        #expect(queue.count == 0 && queue.popFirst() == nil)
+    }
+
+    @Test func workPastTheQueueIsRefusedAtOnce() async throws {
+        // Given one thread held by a task, and a queue of two
+        let pool = BlockingPool(name: "test", threads: 1, queueLimit: 2)
+        let release = DispatchSemaphore(value: 0)
+        let holding = Task { try await pool.run { release.wait() } }
+        try await eventually { pool.queued == 0 && !pool.isFull && pool.tasksFinished == 0 }
+        let queued = (0..<2).map { number in Task { try await pool.run { number } } }
+        try await eventually { pool.queued == 2 }
+
+        // When one more task comes, it is refused without waiting
+        await #expect(throws: ThumbError.overloaded) { try await pool.run { 99 } }
+
+        // Then, released, the held and the queued ones finish
+        release.signal()
+        try await holding.value
+        var values: [Int] = []
+        for task in queued { values.append(try await task.value) }
+        #expect(values == [0, 1])
+        #expect(pool.tasksFinished == 3)
+    }
+
+    @Test func shutdownRunsWhatIsQueuedRefusesTheRestAndEndsTheThreads() async throws {
+        // Given two threads, both held, and four tasks queued behind them
+        let pool = BlockingPool(name: "test", threads: 2, queueLimit: 8)
+        let release = DispatchSemaphore(value: 0)
+        let held = (0..<2).map { _ in Task { try await pool.run { release.wait() } } }
+        let queued = (0..<4).map { number in Task { try await pool.run { number } } }
+        try await eventually { pool.queued == 4 }
+
+        // When the pool shuts down
+        pool.shutdown()
+
+        // Then new work is refused, the queued work still runs, and the threads end
+        await #expect(throws: ThumbError.overloaded) { try await pool.run { 99 } }
+        release.signal()
+        release.signal()
+        for task in held { try await task.value }
+        var values: [Int] = []
+        for task in queued { values.append(try await task.value) }
+        #expect(Set(values) == [0, 1, 2, 3])
+        pool.waitUntilStopped()
+        #expect(pool.tasksFinished == 6)
+    }
+
+    /// Polls until `condition` holds, for at most ten seconds, without holding a thread of Swift's
+    /// pool (the tasks that queue work run there).
+    private func eventually(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw StackError("timed out") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+private final class Box<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}
