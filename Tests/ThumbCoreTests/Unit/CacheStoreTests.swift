@@ -61,7 +61,7 @@ struct CacheStoreTests {
         let walker = FileManager.default.enumerator(atPath: store.root)
         while let item = walker?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            FileManager.default.fileExists(atPath: store.root + "/" + item, isDirectory: &isDirectory)
+            _ = FileManager.default.fileExists(atPath: store.root + "/" + item, isDirectory: &isDirectory)
             if isDirectory.boolValue { directories += 1 } else { files += 1 }
             #expect(item.split(separator: "/").count <= 3)
         }

@@ -79,7 +79,7 @@ struct HostileIndexTests {
 
         // When everything is purged, verified and repaired
         let opened = try #require(try CacheIndex(existingAt: cache.indexPath, root: cache.root))
-        try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil)).all()
+        _ = try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil)).all()
         let verifier = CacheVerifier(index: opened)
         try verifier.repair(try verifier.verify())
 
