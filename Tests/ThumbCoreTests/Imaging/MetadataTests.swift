@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// Metadata is stripped by default; kept whole with `sm:0`; only the copyright with `kcr`.
+@Suite(.timeLimit(.minutes(2)))
 struct MetadataTests {
     static let source = GoldenImages.withCopyright(GoldenImages.quadrants(width: 200, height: 100, format: .jpeg),
                                                    "Photo by Someone")

@@ -4,8 +4,9 @@ import Testing
 
 /// deploy/cluster: three thumbd hosts, an origin and a front nginx that hashes by source, as real
 /// network hosts (network namespaces on a bridge), driven through the front as clients would.
-@Suite(.serialized, .enabled(if: ClusterRun.canMakeNamespaces,
-                             "network namespaces cannot be made here: needs root and iproute2's ip (deploy/test installs it)"))
+@Suite(.timeLimit(.minutes(5)), .serialized,
+       .enabled(if: ClusterRun.canMakeNamespaces,
+                "network namespaces cannot be made here: needs root and iproute2's ip (deploy/test installs it)"))
 struct ClusterTests {
     static let hosts = 3
     /// The test vector's key and salt ("secret", "hello"), given to deploy/cluster as THUMBD_KEY and THUMBD_SALT.

@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// However many clients ask for one thumbnail at once, the origin is asked once.
-@Suite(.serialized)
+@Suite(.timeLimit(.minutes(5)), .serialized)
 struct CoalescingTests {
     let origin: TestOrigin
     let stack: TestStack
@@ -22,11 +22,13 @@ struct CoalescingTests {
         // When 20 clients ask at once
         let results = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(path), count: 20) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
-        Thread.sleep(forTimeInterval: 0.5)  // the other 19 reach thumbd and join the job
+        // the other 19 reach thumbd and join the job while the origin holds its answer
+        #expect(try stack.eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 19 })
         origin.release("/photo.jpg")
         let responses = try results.value().map { try $0.get() }
 
-        // Then: one origin request, one render, 20 identical thumbnails
+        // Then: one job that 19 requests joined, one origin request, one render, 20 identical thumbnails
+        #expect(try stack.metrics()["thumbd_thumbnail_jobs_total"] == 1)
         #expect(origin.requestCount("/photo.jpg") == 1)
         #expect(stack.jobLogLines.count == 1)
         #expect(responses.count == 20)
@@ -58,7 +60,8 @@ struct CoalescingTests {
         let first = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(plain), count: 5) }
         let second = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(encoded), count: 5) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
-        Thread.sleep(forTimeInterval: 0.5)
+        // the other 9 join the one job, whichever spelling they came by
+        #expect(try stack.eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 9 })
         origin.release("/photo.jpg")
         let all = try (first.value() + second.value()).map { try $0.get() }
 

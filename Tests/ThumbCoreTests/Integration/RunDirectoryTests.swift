@@ -10,8 +10,9 @@ private let setpriv = "/usr/bin/setpriv"
 /// directory, or the photos they serve) is refused before anything in it is read, run, killed or
 /// written; and a pid file, even in a directory of root's, is acted on only when /proc shows the
 /// process is that run's own nginx or thumbd.
-@Suite(.serialized, .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv),
-                             "needs root, and setpriv (util-linux) to act as another user"))
+@Suite(.timeLimit(.minutes(5)), .serialized,
+       .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv),
+                "needs root, and setpriv (util-linux) to act as another user"))
 final class RunDirectoryTests {
     /// root's, 0700: what an attack would reach, a secret file and where a command it got root to
     /// run leaves its mark.

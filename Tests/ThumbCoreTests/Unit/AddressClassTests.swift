@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// The SSRF guard's view of an address, from literals only: nothing here connects anywhere.
+@Suite(.timeLimit(.minutes(2)))
 struct AddressClassTests {
     /// Every row of the IANA IPv4 and IPv6 Special-Purpose Address Registries, by its first and
     /// last address (and the sub-rows inside it), with the multicast and reserved blocks and the

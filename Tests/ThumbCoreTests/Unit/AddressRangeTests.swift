@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// Address ranges an operator names, from literals only: nothing here connects anywhere.
+@Suite(.timeLimit(.minutes(2)))
 struct AddressRangeTests {
     @Test(arguments: [
         ("10.1.2.3", "10.1.2.3/32"),

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// Ranges an operator names open single addresses whatever their class, never unusable ones.
+@Suite(.timeLimit(.minutes(2)))
 struct AllowedRangesTests {
     static func policy(_ ranges: [String], allowPrivate: Bool = false) throws -> AddressPolicy {
         AddressPolicy(allowPrivate: allowPrivate, allowedRanges: try ranges.map { try #require(AddressRange($0)) })

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// base64url without padding (RFC 4648 §5), as imgproxy uses for sources and signatures.
+@Suite(.timeLimit(.minutes(2)))
 struct Base64URLTests {
     @Test(arguments: [
         [],

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// A source without a scheme is joined to BASE_URL, and nothing in it may move the base's host.
+@Suite(.timeLimit(.minutes(2)))
 struct BaseURLTests {
     static func joined(_ source: String, to base: String) throws -> String {
         try SourceURL(segments: ["plain"] + source.split(separator: "/", omittingEmptySubsequences: false), baseURL: base).url

@@ -4,6 +4,7 @@ import Testing
 
 /// The shared index on its own: counting, links, two openers, crash repair, damage, eviction order,
 /// crafted slots and a full index.
+@Suite(.timeLimit(.minutes(2)))
 struct CacheIndexTests {
     let cache: TestCache
 

@@ -4,6 +4,7 @@ import Testing
 
 /// Where a thumbnail is stored: one fan-out directory deep, named by its URL's signature where
 /// nginx/thumbd.conf's locations find it, or privately by its URI's digest.
+@Suite(.timeLimit(.minutes(2)))
 struct CachePathTests {
     static let signature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"
 

@@ -4,6 +4,7 @@ import Testing
 
 /// Publishing appears whole or not at all, a failure leaves nothing behind, and the layout keeps
 /// its fixed fan-out.
+@Suite(.timeLimit(.minutes(2)))
 struct CacheStoreTests {
     static let key = ThumbnailKey(source: "http://h/a.png", options: ProcessingOptions())
     static let signature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"

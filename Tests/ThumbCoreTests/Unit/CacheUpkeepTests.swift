@@ -4,6 +4,7 @@ import Testing
 @testable import ThumbCore
 
 /// The index's helpers: nginx's hits log, the start-up scan, a file's identity, the old layout, verify and repair.
+@Suite(.timeLimit(.minutes(2)))
 struct CacheUpkeepTests {
     let cache: TestCache
 

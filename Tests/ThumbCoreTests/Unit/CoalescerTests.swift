@@ -5,6 +5,7 @@ import Testing
 
 /// The coalescer's contract: one job per key at a time, every waiter gets that job's outcome,
 /// receipts of finished jobs reach the next job for the key.
+@Suite(.timeLimit(.minutes(2)))
 struct CoalescerTests {
     typealias StringCoalescer = Coalescer<String, Int, String>
 

@@ -3,6 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// Every setting read from one lookup and validated at once.
+@Suite(.timeLimit(.minutes(2)))
 struct ConfigurationTests {
     /// A lookup as thumbd's flags and environment give it: each value comes with where it was found.
     static func lookup(_ values: [Setting: String]) -> Configuration.Lookup {
@@ -291,6 +292,7 @@ struct ConfigurationTests {
 }
 
 /// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.
+@Suite(.timeLimit(.minutes(2)))
 struct DefaultQualityTests {
     static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
         let insecure = settings.merging([.insecure: "true"]) { $1 }

@@ -3,6 +3,7 @@ import Testing
 
 /// Only the image formats thumbd serves get past the first bytes; everything else never
 /// reaches a decoder.
+@Suite(.timeLimit(.minutes(2)))
 struct ContentSnifferTests {
     static func text(_ string: String) -> [UInt8] { Array(string.utf8) }
 

@@ -3,6 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// Which complaints of a decoder that still returned pixels mean the file is broken.
+@Suite(.timeLimit(.minutes(2)))
 struct DecoderComplaintTests {
     /// (severity, ImageMagick's reason as recorded, broken). Every libjpeg warning arrives as a
     /// CorruptImageWarning, every libpng warning as a CoderWarning.

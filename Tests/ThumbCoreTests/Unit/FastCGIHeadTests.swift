@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// When a connection's request head has arrived whole, from the bytes alone.
+@Suite(.timeLimit(.minutes(2)))
 struct FastCGIHeadTests {
     static let request = FastCGIConnection.get("/insecure/w:32/plain/http://origin.example/photo.jpg@png")
 

@@ -3,6 +3,7 @@ import Testing
 
 /// The geometry options, one table per option: what each spelling sets, and which arguments are
 /// refused with a message naming the option as spelt and the argument.
+@Suite(.timeLimit(.minutes(2)))
 struct GeometryOptionTests {
     static let resize = [
         OptionRow("rs:fill-down:300:200") { $0.resizingType = .fillDown; $0.width = 300; $0.height = 200 },

@@ -5,6 +5,7 @@ import Testing
 /// The index is a file another process wrote, perhaps a thumbd taken over, and `thumbd cache`
 /// reads it as root: crafted slots (valid checksums, any path, any state) never make it touch a
 /// file outside the cache, follow a link, or read past a slot.
+@Suite(.timeLimit(.minutes(2)))
 struct HostileIndexTests {
     let cache: TestCache
 

@@ -1,6 +1,7 @@
 import Testing
 @testable import ThumbCore
 
+@Suite(.timeLimit(.minutes(2)))
 struct LineHashesTests {
     @Test func aKeptHashIsTheLinesOwnHashWhateverElseFellIntoItsSlot() {
         // Given more distinct lines than there are slots (some share one), each asked for three

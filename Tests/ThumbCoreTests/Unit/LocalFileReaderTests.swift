@@ -5,6 +5,7 @@ import Testing
 @testable import ThumbCore
 
 /// `local://` sources, read from a directory tree each test makes under /tmp and removes.
+@Suite(.timeLimit(.minutes(2)))
 struct LocalFileReaderTests {
     /// A directory from mkdtemp holding `root/` (the reader's root) and `outside/` (a sibling whose
     /// name starts like the root's, so a prefix check without the trailing `/` would let it in).

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// imgproxy's URL grammar as `RequestPathParser` reads it, without signing (no key pairs).
+@Suite(.timeLimit(.minutes(2)))
 struct OptionParsingTests {
     static let baseURL = "http://images.example/"
     /// `http://example.com/images/curiosity.jpg`, split by `/` as imgproxy's documentation does.

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// Colour, effects, metadata, output and handling options, one table per option.
+@Suite(.timeLimit(.minutes(2)))
 struct OutputOptionTests {
     static let orange = RGBColor(red: 255, green: 128, blue: 0)
 

@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// Compressed text chunks are cut out of PNG sources before decoding; everything else stays.
+@Suite(.timeLimit(.minutes(2)))
 struct PNGCompressedTextTests {
     static let png = TestImages.draw("xc:teal", width: 4, height: 3, format: .png)
 

@@ -3,6 +3,7 @@ import Testing
 
 /// imgproxy's presets: written as in IMGPROXY_PRESETS, `default` applied first to every URL,
 /// `pr:a:b` where it stands, presets-only URLs, and every broken preset named at start.
+@Suite(.timeLimit(.minutes(2)))
 struct PresetTests {
     static func presets(_ text: String) throws -> Presets { try Presets(parsing: text) }
 

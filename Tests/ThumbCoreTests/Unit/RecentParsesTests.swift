@@ -3,6 +3,7 @@ import Testing
 
 /// A path parsed once is not parsed again while it is among the last ones; what failed is parsed
 /// again every time, and the oldest path goes first.
+@Suite(.timeLimit(.minutes(2)))
 struct RecentParsesTests {
     /// Parses with the real parser and counts how often it was asked.
     final class CountingParser: @unchecked Sendable {

@@ -3,6 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// The memory of recent originals: a byte budget, a lifetime, and a fresh fetch kept again.
+@Suite(.timeLimit(.minutes(2)))
 struct RecentSourcesTests {
     static func source(_ size: Int, _ byte: UInt8 = 1) -> FetchedSource {
         FetchedSource(bytes: [UInt8](repeating: byte, count: size), format: .jpeg)

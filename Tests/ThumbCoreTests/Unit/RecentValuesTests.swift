@@ -3,6 +3,7 @@ import Testing
 
 /// Only the last keys are kept, however many times the ring of keys has gone round; a key kept
 /// again gets its new value without moving.
+@Suite(.timeLimit(.minutes(2)))
 struct RecentValuesTests {
     @Test func onlyTheLastKeysAreKeptRoundAfterRound() {
         // Given room for 3

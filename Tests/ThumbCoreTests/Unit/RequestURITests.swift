@@ -3,6 +3,7 @@ import Testing
 
 /// REQUEST_URI as nginx passes it: the signature over its bytes, and the same thumbnail whether
 /// the path is read as sent or as nginx decodes it into the path the answer is stored at.
+@Suite(.timeLimit(.minutes(2)))
 struct RequestURITests {
     static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://base.test/")
     static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)

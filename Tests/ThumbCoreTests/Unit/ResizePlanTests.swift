@@ -3,6 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// The pure geometry of a thumbnail: scaled size and crop window, no ImageMagick.
+@Suite(.timeLimit(.minutes(2)))
 struct ResizePlanTests {
     struct Case: Sendable, CustomTestStringConvertible {
         let what: String

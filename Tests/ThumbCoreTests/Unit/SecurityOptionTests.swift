@@ -3,6 +3,7 @@ import Testing
 
 /// The security options (`msr`, `msfs`, `maf`, `mrd`) are a 403 unless the operator allows them,
 /// as imgproxy's ALLOW_SECURITY_OPTIONS; when allowed they are bounded like any option.
+@Suite(.timeLimit(.minutes(2)))
 struct SecurityOptionTests {
     static let allowing = OptionParser(allowSecurityOptions: true)
 

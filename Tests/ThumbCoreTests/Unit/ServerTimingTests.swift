@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// The contract `thumbd warm` and the demo page count by: `Server-Timing: thumbd;desc=...`.
+@Suite(.timeLimit(.minutes(2)))
 struct ServerTimingTests {
     @Test(arguments: [
         ["thumbd;desc=miss"],

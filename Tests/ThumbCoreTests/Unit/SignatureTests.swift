@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// imgproxy's URL signature, checked against its published vectors.
+@Suite(.timeLimit(.minutes(2)))
 struct SignatureTests {
     static let secretHello = SignatureVerifier.KeyPair(key: bytes(hex: "736563726574"), salt: bytes(hex: "68656C6C6F"))
     static let testKey = SignatureVerifier.KeyPair(key: Array("test-key".utf8), salt: Array("test-salt".utf8))

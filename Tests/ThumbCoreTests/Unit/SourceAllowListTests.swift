@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// imgproxy's ALLOWED_SOURCES: URL prefixes, `*` within one part of the URL.
+@Suite(.timeLimit(.minutes(2)))
 struct SourceAllowListTests {
     static let list = SourceAllowList(prefixes: [
         "https://example.com/",

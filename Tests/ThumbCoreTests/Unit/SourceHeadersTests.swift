@@ -1,6 +1,7 @@
 import Testing
 @testable import ThumbCore
 
+@Suite(.timeLimit(.minutes(2)))
 struct SourceHeadersTests {
     @Test func entriesApplyToTheirPrefixOnly() throws {
         let headers = try #require(SourceHeaders("https://a.example/ X-Key: one two | http://b.example/img/ Host: cdn.example"))

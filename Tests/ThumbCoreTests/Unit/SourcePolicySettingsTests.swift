@@ -7,6 +7,7 @@ import Testing
 
 /// ALLOWED_SOURCES, ALLOWED_SOURCE_ADDRESSES and LOCAL_FILESYSTEM_ROOT, read and validated with the
 /// other settings.
+@Suite(.timeLimit(.minutes(2)))
 struct SourcePolicySettingsTests {
     @Test func offByDefault() throws {
         let configuration = try ConfigurationTests.load([:])

@@ -6,6 +6,7 @@ import Testing
 
 /// The walk `local://` reads fall back to where the kernel has no openat2: one component at a
 /// time, never through a symlink. (With openat2 the kernel does the same: both are checked.)
+@Suite(.timeLimit(.minutes(2)))
 struct SymlinkFreeWalkTests {
     static let refused = ThumbError.forbidden("symlink on the way")
 

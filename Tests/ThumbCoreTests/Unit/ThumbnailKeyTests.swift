@@ -3,6 +3,7 @@ import Testing
 
 /// Two URLs that spell one thumbnail differently share a key (and so one job); any difference
 /// in what is produced gives another key.
+@Suite(.timeLimit(.minutes(2)))
 struct ThumbnailKeyTests {
     static let plain = "plain/http://example.com/images/curiosity.jpg"
     static let base64 = "aHR0cDovL2V4YW1w/bGUuY29tL2ltYWdl/cy9jdXJpb3NpdHku/anBn"

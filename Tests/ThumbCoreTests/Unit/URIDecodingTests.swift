@@ -3,6 +3,7 @@ import Testing
 
 /// The request path decoded as nginx decodes it into DOCUMENT_URI, or nil where nginx's form
 /// cannot be matched safely.
+@Suite(.timeLimit(.minutes(2)))
 struct URIDecodingTests {
     @Test(arguments: [
         ("/insecure/w:300/plain/http://h/a.jpg", "/insecure/w:300/plain/http://h/a.jpg"),

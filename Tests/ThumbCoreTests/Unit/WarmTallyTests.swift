@@ -2,6 +2,7 @@ import Testing
 @testable import ThumbCore
 
 /// What `thumbd warm` counts, how it sums it up, and what it shows while it works.
+@Suite(.timeLimit(.minutes(2)))
 struct WarmTallyTests {
     static func tally(_ total: Int, _ results: [WarmResult]) -> WarmTally {
         var tally = WarmTally(total: total)

@@ -3,6 +3,7 @@ import Testing
 
 /// What `thumbd warm` asks for, from the lines it reads: signed as `thumbd sign` signs, and
 /// read back by thumbd's own parser as the thumbnails meant.
+@Suite(.timeLimit(.minutes(2)))
 struct WarmTargetsTests {
     static let signing = SignatureVerifier(pairs: [SignatureTests.secretHello])
 
