@@ -106,30 +106,20 @@ public final class FastCGIServer: Sendable {
         gate.stop()
     }
 
-    /// Takes connections whose head has arrived, one after another. Each gets a FCGX_Request of
+    /// Takes connections whose head has arrived, one after another. Each gets a FastCGIRequest of
     /// its own, because a miss is answered later, from the job's completion, while this thread
     /// takes the next one.
     private func serve() {
         while let descriptor = ready.take() {
-            let request = UnsafeMutablePointer<FCGX_Request>.allocate(capacity: 1)
-            // No listening socket: libfcgi reads the connection it is given, never accepts one itself.
-            FCGX_InitRequest(request, -1, 0)
-            request.pointee.ipcFd = descriptor
-            // FCGX_Accept_r first finishes the request it is given, which would close the connection.
-            request.pointee.keepConnection = 1
-            guard FCGX_Accept_r(request) >= 0 else {
-                // libfcgi refused the head (and closed the connection, if it got that far).
-                request.pointee.detached = 1
-                FCGX_Free(request, 1)
-                request.deallocate()
+            guard let request = FastCGIRequest(descriptor: descriptor) else {
                 gate.closed()
                 continue
             }
             let incoming = IncomingRequest(
-                method: Self.param("REQUEST_METHOD", request) ?? "GET",
-                requestURI: Self.rawParam("REQUEST_URI", request) ?? [],
-                documentURI: Self.param("DOCUMENT_URI", request) ?? "",
-                accept: Self.param("HTTP_ACCEPT", request) ?? ""
+                method: request.param("REQUEST_METHOD") ?? "GET",
+                requestURI: request.rawParam("REQUEST_URI") ?? [],
+                documentURI: request.param("DOCUMENT_URI") ?? "",
+                accept: request.param("HTTP_ACCEPT") ?? ""
             )
             outstanding.enter()
             let exchange = Exchange(request, gate: gate, outstanding: outstanding)
@@ -141,15 +131,15 @@ public final class FastCGIServer: Sendable {
         }
     }
 
-    /// One accepted request until its answer is written or nginx has gone; then the connection is
-    /// closed and the request freed, once, by whichever thread is first.
+    /// One accepted request until its answer is written or nginx has gone; then it is ended,
+    /// once, by whichever thread is first.
     private final class Exchange: @unchecked Sendable {
-        private let request: UnsafeMutablePointer<FCGX_Request>
+        private let request: FastCGIRequest
         private let gate: ConnectionGate
         private let outstanding: DispatchGroup
         private let ended = Atomic(false)
 
-        init(_ request: UnsafeMutablePointer<FCGX_Request>, gate: ConnectionGate, outstanding: DispatchGroup) {
+        init(_ request: FastCGIRequest, gate: ConnectionGate, outstanding: DispatchGroup) {
             self.request = request
             self.gate = gate
             self.outstanding = outstanding
@@ -159,64 +149,12 @@ public final class FastCGIServer: Sendable {
         func end(answer: OutgoingResponse?) {
             guard !ended.exchange(true, ordering: .acquiringAndReleasing) else { return }
             if let answer {
-                finish(with: answer)
+                request.finish(with: answer)
             } else {
-                request.pointee.detached = 1
-                FCGX_Free(request, 1)
+                request.abandon()
             }
-            request.deallocate()
             gate.closed()
             outstanding.leave()
-        }
-
-        private func finish(with response: OutgoingResponse) {
-            FastCGIServer.write(response, to: request.pointee.out)
-            // Sends what is buffered and the end of the request.
-            FCGX_FClose(request.pointee.err)
-            FCGX_FClose(request.pointee.out)
-            // Closing with bytes unread would reset the connection: read what the client sent after
-            // its head (nginx's empty STDIN record), without waiting. libfcgi would wait up to 2 s
-            // per read for the client to close its end, holding this thread (detached skips that).
-            Self.discardWhatArrived(request.pointee.ipcFd)
-            request.pointee.detached = 1
-            // One request per connection: one that asked to keep it open would never be closed.
-            request.pointee.keepConnection = 0
-            FCGX_Finish_r(request)
-        }
-
-        private static func discardWhatArrived(_ descriptor: Int32) {
-            // On the stack: every answer passes here.
-            withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 1) { buffer in
-                var reads = 0
-                while reads < 16, recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT)) > 0 { reads += 1 }
-            }
-        }
-    }
-
-    private static func param(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> String? {
-        FCGX_GetParam(name, request.pointee.envp).map { String(cString: $0) }
-    }
-
-    /// The bytes as sent: a String would turn bytes that are not UTF-8 into U+FFFD.
-    private static func rawParam(_ name: String, _ request: UnsafeMutablePointer<FCGX_Request>) -> [UInt8]? {
-        FCGX_GetParam(name, request.pointee.envp).map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
-    }
-
-    /// A client that has gone away makes the writes fail with EPIPE; nothing else to do then.
-    /// The status goes without a reason phrase: nginx adds its own for the code.
-    fileprivate static func write(_ response: OutgoingResponse, to stream: UnsafeMutablePointer<FCGX_Stream>?) {
-        var head = "Status: \(response.status)\r\n"
-        for header in response.headers {
-            head += "\(header.name): \(header.value)\r\n"
-        }
-        head += "Content-Length: \(response.body.count)\r\n\r\n"
-        var headBytes = Array(head.utf8)
-        headBytes.withUnsafeMutableBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { _ = FCGX_PutStr($0.baseAddress, Int32($0.count), stream) }
-        }
-        response.body.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            _ = FCGX_PutStr(base.assumingMemoryBound(to: CChar.self), Int32(buffer.count), stream)
         }
     }
 }
