@@ -155,27 +155,9 @@ public struct RequestHandler: Sendable {
     }
 
     private func metricsResponse() -> OutgoingResponse {
-        let thumbnails = pipeline.coalescer
-        let sources = pipeline.sources.coalescer
-        let hosts = pipeline.sources.hosts
-        let recent = pipeline.sources.recent
-        let sourceStage = BlockingBridge.wait(timeout: 5) { (await hosts.waitingCount, await recent.heldBytes) }
-        let cache = store.index.usage
-        let mirrored: [Metrics.Mirrored: Int] = [
-            .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
-            .thumbnailJobs: thumbnails.jobsStarted, .thumbnailRequestsJoined: thumbnails.requestsJoined,
-            .sourceJobs: sources.jobsStarted, .sourceRequestsJoined: sources.requestsJoined,
-        ]
-        var levels: [Metrics.Level: Int] = [
-            .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
-            .fetchQueueLength: pipeline.sources.pool.queued, .renderQueueLength: pipeline.renderPool.queued,
-        ]
-        if let (waitingForHost, heldSourceBytes) = sourceStage {
-            levels.merge([.fetchesWaitingForHost: waitingForHost, .sourceMemoryBytes: heldSourceBytes]) { $1 }
-        }
-        return OutgoingResponse(status: 200, headers: [
+        OutgoingResponse(status: 200, headers: [
             ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
             ("Cache-Control", "no-store"),
-        ], body: Array(metrics.scrape(mirrored: mirrored, levels: levels).utf8))
+        ], body: Array(pipeline.scrapeMetrics().utf8))
     }
 }
