@@ -36,7 +36,7 @@ struct CacheBoundTests {
                 #expect(response.status == 200)
                 if number % 64 == 0 { peak = max(peak, disk()) }
             }
-            #expect(stack.eventually(timeout: 20) { disk() <= maxBytes }, "\(disk()) bytes on disk")
+            #expect(eventually(timeout: 20) { disk() <= maxBytes }, "\(disk()) bytes on disk")
             stored = stack.cacheFiles().count
             directories.append(Self.directories(under: stack.cacheRoot))
         }

@@ -23,7 +23,7 @@ struct CoalescingTests {
         let results = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(path), count: 20) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
         // the other 19 reach thumbd and join the job while the origin holds its answer
-        #expect(try stack.eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 19 })
+        #expect(try eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 19 })
         origin.release("/photo.jpg")
         let responses = try results.value().map { try $0.get() }
 
@@ -61,7 +61,7 @@ struct CoalescingTests {
         let second = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: stack.signed(encoded), count: 5) }
         #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
         // the other 9 join the one job, whichever spelling they came by
-        #expect(try stack.eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 9 })
+        #expect(try eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 9 })
         origin.release("/photo.jpg")
         let all = try (first.value() + second.value()).map { try $0.get() }
 

@@ -89,7 +89,7 @@ final class FallbackImageTests {
         // the real thumbnail once the fallback's second has passed
         origin.serve("/later.jpg", .image(TestImages.jpeg(width: 600, height: 400)))
         var recovered: HTTPResponse?
-        #expect(try stack.eventually {
+        #expect(try eventually {
             recovered = try stack.get(path)
             return recovered?.headers["server-timing"] == "thumbd;desc=miss"
         })

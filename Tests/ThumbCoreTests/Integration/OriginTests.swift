@@ -21,7 +21,7 @@ struct OriginTests {
 
         // When 100 clients ask at once, and the origin answers only when all are waiting
         let results = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: path, count: 100) }
-        #expect(try stack.eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 99 })
+        #expect(try eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 99 })
         origin.release("/photo.jpg")
         let responses = try results.value().map { try $0.get() }
 
@@ -45,7 +45,7 @@ struct OriginTests {
                 Result { try HTTPClient.get(port: port, path: "/insecure/rs:fit:\(size):\(size)/plain/\(url)@jpg") }
             }
         }
-        #expect(try stack.eventually { try stack.metrics()["thumbd_source_requests_joined_total"] == 3 })
+        #expect(try eventually { try stack.metrics()["thumbd_source_requests_joined_total"] == 3 })
         origin.release("/photo.jpg")
         let widths = try results.map { try ImageProbe(try $0.value().get().body).width }
 
@@ -70,7 +70,7 @@ struct OriginTests {
         #expect(held >= 1000)  // the JPEG, at least
 
         // An idle thumbd holds no originals once their second is over
-        #expect(try stack.eventually { try stack.metrics()["thumbd_source_memory_bytes"] == 0 })
+        #expect(try eventually { try stack.metrics()["thumbd_source_memory_bytes"] == 0 })
         #expect(try stack.get("/insecure/w:120/plain/\(photo)@png").status == 200)
         #expect(origin.requestCount("/photo.jpg") == 2)
         #expect(try stack.metrics()["thumbd_source_memory_hits_total"] == 0)
@@ -95,7 +95,7 @@ struct OriginTests {
         let second = Thread.runDetached { [port = stack.port, url = origin.url("/b.jpg")] in
             Result { try HTTPClient.get(port: port, path: "/insecure/w:32/plain/\(url)@png") }
         }
-        #expect(try stack.eventually { try stack.metrics()["thumbd_fetches_waiting_for_host"] == 1 })  // b waits
+        #expect(try eventually { try stack.metrics()["thumbd_fetches_waiting_for_host"] == 1 })  // b waits
 
         // When a third source of the same host is asked for
         let third = try stack.get("/insecure/w:32/plain/\(origin.url("/c.jpg"))@png")
@@ -126,7 +126,7 @@ struct OriginTests {
         #expect(late.text == "thumbnail not ready in time, retry shortly\n")
 
         // the job went on: the file appears, and nginx serves it without asking the origin again
-        #expect(stack.eventually { stack.cacheFiles().count == 1 })
+        #expect(eventually { stack.cacheFiles().count == 1 })
         #expect(try stack.get(path).status == 200)
         #expect(origin.requestCount("/slow.jpg") == 1)
     }

@@ -25,7 +25,7 @@ struct ProcessRobustnessTests {
         // Then thumbd is still there, holds what it may, and once the origin answers every
         // client gets the thumbnail, fetched once
         #expect(stack.thumbdIsRunning)
-        #expect(stack.eventually { stack.thumbdLog.contains("connection limit reached") })
+        #expect(eventually { stack.thumbdLog.contains("connection limit reached") })
         origin.release("/slow.jpg")
         let answers = clients.map { $0.readUntilClosed(timeout: 60).map { String(decoding: $0, as: UTF8.self) } }
         #expect(answers.filter { $0?.contains("Status: 200") == true }.count == 600)
@@ -51,15 +51,15 @@ struct ProcessRobustnessTests {
 
         // When 499 more clients ask nginx for it, and all leave once thumbd holds their requests
         clients += try (1..<500).map { _ in try HTTPClient.ask(port: stack.port, path: path) }
-        #expect(stack.eventually { descriptors() >= one + 499 })
+        #expect(eventually { descriptors() >= one + 499 })
         for client in clients { close(client) }
 
         // Then nginx closes their FastCGI connections, and thumbd its ends at once, unanswered
-        #expect(stack.eventually { descriptors() <= one - 1 }, "\(one) descriptors with one client, \(descriptors()) now")
+        #expect(eventually { descriptors() <= one - 1 }, "\(one) descriptors with one client, \(descriptors()) now")
 
         // and the job goes on: once the origin answers, the thumbnail is stored and nginx serves it
         origin.release("/slow.jpg")
-        #expect(stack.eventually { stack.cacheFiles().count == 1 })
+        #expect(eventually { stack.cacheFiles().count == 1 })
         let later = try stack.get(path)
         #expect(later.status == 200 && later.headers["server-timing"] == nil)
         #expect(origin.requestCount("/slow.jpg") == 1)
@@ -87,7 +87,7 @@ struct ProcessRobustnessTests {
         #expect(answers.filter { $0?.contains("Status: 400") == true }.count == 100)
         #expect(stack.thumbdLog.contains("accept failed; retrying"))
         // said once the backlog is empty: after the last client was handed on, and maybe answered
-        #expect(stack.eventually { stack.thumbdLog.contains("accepting again") })
+        #expect(eventually { stack.thumbdLog.contains("accepting again") })
         #expect(stack.thumbdIsRunning)
     }
 

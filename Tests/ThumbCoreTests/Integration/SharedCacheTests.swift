@@ -47,7 +47,7 @@ struct SharedCacheTests {
             #expect(try stack.get("/insecure/rs:fit:\(40 + width):100/plain/\(origin.url("/photo.jpg"))@webp").status == 200)
         }
         for instance in 0..<2 {
-            #expect(stack.eventually { (try? stack.metrics(instance: instance)["thumbd_cache_entries"]) == 16 })
+            #expect(eventually { (try? stack.metrics(instance: instance)["thumbd_cache_entries"]) == 16 })
         }
         #expect(try stack.cacheCommand(["verify"]).status == 0)
     }
@@ -71,14 +71,14 @@ struct SharedCacheTests {
         let used = Array(10..<20)
         for number in used { #expect(try stack.get(path("/s/\(number).jpg")).status == 200) }
         #expect(stack.jobLogLines.count == 30)
-        #expect(stack.eventually { (try? stack.metrics()["thumbd_cache_hits_reported_total"]) == 10 })
+        #expect(eventually { (try? stack.metrics()["thumbd_cache_hits_reported_total"]) == 10 })
         #expect(stack.cacheFiles().count == 30)
 
         // and a 17 B thumbnail pushes the cache past its bound
         #expect(try stack.get(path("/big.jpg")).status == 200)
 
         // Then the 20 nobody asked for again are evicted: the 10 used and the newest survive
-        #expect(stack.eventually { stack.cacheFiles().count == 11 })
+        #expect(eventually { stack.cacheFiles().count == 11 })
         let files = Set(stack.cacheFiles())
         #expect(files.contains(stack.servedFile(path("/big.jpg"), format: "jpg")))
         #expect((0..<30).filter { files.contains(stack.servedFile(path("/s/\($0).jpg"), format: "jpg")) } == used)
@@ -109,7 +109,7 @@ struct SharedCacheTests {
             try stack.startThumbd()
 
             // Then no temp file survives the restart, every file is a whole image, the index agrees
-            #expect(stack.eventually { !stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) } })
+            #expect(eventually { !stack.cacheFiles().contains { $0.contains(FileSystem.tempPrefix) } })
             for file in stack.cacheFiles() {
                 let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: stack.cacheRoot + "/" + file)))
                 #expect(Self.decodesCleanly(bytes), "\(file) is not a whole image")
@@ -140,7 +140,7 @@ struct SharedCacheTests {
             #expect(try stack.get(made[width]).status == 200)
         }
         // and the index is rebuilt from the directory: all ten, consistent
-        #expect(stack.eventually { (try? stack.metrics()["thumbd_cache_entries"]) == 10 })
+        #expect(eventually { (try? stack.metrics()["thumbd_cache_entries"]) == 10 })
         #expect(stack.thumbdLog.contains("rebuilding it from the directory"))
         #expect(try stack.cacheCommand(["verify"]).status == 0)
     }

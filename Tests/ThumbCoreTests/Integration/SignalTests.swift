@@ -22,7 +22,7 @@ struct SignalTests {
 
         // Then it still runs, says so, and more misses than it has workers are all answered
         #expect(stack.thumbdIsRunning)
-        #expect(stack.eventually { stack.thumbdLog.contains("signal ignored") })
+        #expect(eventually { stack.thumbdLog.contains("signal ignored") })
         for width in 0..<12 {
             let response = try stack.get("/insecure/rs:fit:\(50 + width):50/plain/\(origin.url("/photo.jpg"))@png")
             #expect(response.status == 200)

@@ -150,7 +150,7 @@ struct WarmTests {
 
         // When warming two at a time is interrupted once a few were asked for
         let warm = try WarmProcess(stack: stack, ["--concurrency", "2"], input: lines)
-        #expect(stack.eventually { slow.totalRequests >= 4 })
+        #expect(eventually { slow.totalRequests >= 4 })
         warm.send(SIGINT)
         let run = warm.wait()
 
@@ -179,7 +179,7 @@ struct WarmTests {
 
         // When three requests wait for it and warm is interrupted
         let warm = try WarmProcess(stack: stack, ["--concurrency", "3"], input: lines)
-        #expect(stack.eventually { stuck.totalRequests == 3 })
+        #expect(eventually { stuck.totalRequests == 3 })
         warm.send(SIGINT)
         Thread.sleep(forTimeInterval: 1.5)
 

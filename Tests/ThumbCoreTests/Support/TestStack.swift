@@ -159,16 +159,6 @@ final class TestStack: @unchecked Sendable {
         return values
     }
 
-    /// Polls until `condition` holds; false when `timeout` seconds passed first.
-    func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
-    }
-
     /// Stops every thumbd (SIGTERM) and waits: from then on only nginx answers.
     func stopThumbd() {
         for instance in thumbds.indices { stopThumbd(instance, signal: SIGTERM) }
@@ -273,14 +263,6 @@ final class TestStack: @unchecked Sendable {
 
     private func logPath(_ instance: Int) -> String {
         instance == 0 ? directory + "/thumbd.log" : directory + "/thumbd-\(instance).log"
-    }
-
-    private func waitUntil(_ what: String, timeout: Double = 20, _ condition: () -> Bool) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { throw StackError("timed out waiting until \(what)") }
-            usleep(20_000)
-        }
     }
 
     private static func render(_ template: String, to path: String, _ values: [String: String]) throws {

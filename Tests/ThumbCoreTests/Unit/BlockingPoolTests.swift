@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ThumbCore
 
@@ -25,10 +26,11 @@ struct BlockingPoolTests {
         // Given one thread held by a task, and a queue of two
         let pool = BlockingPool(name: "test", threads: 1, queueLimit: 2)
         let release = DispatchSemaphore(value: 0)
-        let holding = Task { try await pool.run { release.wait() } }
-        try await eventually { pool.queued == 0 && !pool.isFull && pool.tasksFinished == 0 }
+        let running = Atomic(false)
+        let holding = Task { try await pool.run { running.store(true, ordering: .relaxed); release.wait() } }
+        #expect(await eventuallyWithoutBlocking { running.load(ordering: .relaxed) })
         let queued = (0..<2).map { number in Task { try await pool.run { number } } }
-        try await eventually { pool.queued == 2 }
+        #expect(await eventuallyWithoutBlocking { pool.queued == 2 })
 
         // When one more task comes, it is refused without waiting
         await #expect(throws: ThumbError.overloaded) { try await pool.run { 99 } }
@@ -48,7 +50,7 @@ struct BlockingPoolTests {
         let release = DispatchSemaphore(value: 0)
         let held = (0..<2).map { _ in Task { try await pool.run { release.wait() } } }
         let queued = (0..<4).map { number in Task { try await pool.run { number } } }
-        try await eventually { pool.queued == 4 }
+        #expect(await eventuallyWithoutBlocking { pool.queued == 4 })
 
         // When the pool shuts down
         pool.shutdown()
@@ -63,16 +65,6 @@ struct BlockingPoolTests {
         #expect(Set(values) == [0, 1, 2, 3])
         pool.waitUntilStopped()
         #expect(pool.tasksFinished == 6)
-    }
-
-    /// Polls until `condition` holds, for at most ten seconds, without holding a thread of Swift's
-    /// pool (the tasks that queue work run there).
-    private func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw StackError("timed out") }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }
 
