@@ -45,6 +45,14 @@ public struct CacheStore: Sendable {
         }
     }
 
+    /// Where `request`'s URL has the thumbnail stored at `stored` (the same key, perhaps spelt
+    /// otherwise): its own name, made a link to that file when it is another name.
+    public func link(_ request: ThumbnailRequest, documentURI: String, to stored: CachePath) throws(ThumbError) -> CachePath {
+        let own = request.cachePath(documentURI: documentURI, format: stored.format)
+        try alias(own, to: stored, key: request.key, sourceURL: request.sourceURL)
+        return own
+    }
+
     /// Makes a second URL of the same thumbnail a static file too, without a second copy:
     /// a hard link, which appears whole or not at all, counted with the key's other files.
     public func alias(_ path: CachePath, to existing: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {

@@ -88,8 +88,7 @@ public struct ThumbnailPipeline: Sendable {
     private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
         // Evicted or purged since: made again.
         guard FileSystem.isRegularFile(store.absolute(previous)) else { throw .internalFailure("\(previous.relative) is gone") }
-        let path = request.cachePath(documentURI: documentURI, format: previous.format)
-        try store.alias(path, to: previous, key: request.key, sourceURL: request.sourceURL)
+        let path = try store.link(request, documentURI: documentURI, to: previous)
         // Answered from its file (X-Accel-Redirect): its bytes are not read.
         return Thumbnail(bytes: [], format: previous.format, stored: path)
     }

@@ -145,10 +145,8 @@ public struct RequestHandler: Sendable {
     }
 
     private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
-        let own = request.cachePath(documentURI: documentURI, format: stored.format)
-        guard own != stored else { return }
         do throws(ThumbError) {
-            try store.alias(own, to: stored, key: request.key, sourceURL: request.sourceURL)
+            _ = try store.link(request, documentURI: documentURI, to: stored)
         } catch {
             logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
         }
