@@ -33,6 +33,21 @@ public struct ThumbnailPipeline: Sendable {
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
     /// coalescer calls its waiters. The job goes on whether or not anyone still waits, so a late
     /// thumbnail still fills the cache for the next client.
+    ///
+    /// Where a miss runs, in order, and why each place:
+    /// - the gate's thread (epoll) holds a connection until its request head is whole, so a slow
+    ///   client holds no worker;
+    /// - a FastCGI worker thread parses, verifies, answers what needs no job, and joins here under
+    ///   a lock (never an await: a worker must not wait on Swift's pool), then takes the next one;
+    /// - the job is a task of its own on Swift's cooperative pool, which only keeps books: it
+    ///   awaits the source stage (a coalesced task per source URL, and the actors that remember
+    ///   failures, recent sources and per-host slots) and the pools;
+    /// - the fetch and render pools, threads thumbd owns, run everything that blocks: curl,
+    ///   ImageMagick, the disk;
+    /// - the job's outcome reaches its waiters in one work item on libdispatch's threads, which
+    ///   link a second spelling and write each answer, so no worker or task waits for writing;
+    /// - two threads end waits early: the deadline thread answers 504 past TIMEOUT, and the
+    ///   departures thread ends a connection whose client has gone.
     public func join(_ request: ThumbnailRequest, documentURI: String,
                      waiter: @escaping ThumbnailCoalescer.Waiter) {
         let pipeline = self
