@@ -30,16 +30,23 @@ public final class BlockingPool: @unchecked Sendable {
     /// the pool is shutting down.
     public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws(ThumbError) -> T {
         let result: Result<T, ThumbError> = await withCheckedContinuation { continuation in
-            condition.lock()
-            defer { condition.unlock() }
-            guard !stopping, queue.count - idle < queueLimit else {
+            guard submit({ continuation.resume(returning: .success(body())) }) else {
                 continuation.resume(returning: .failure(.overloaded))
                 return
             }
-            queue.append { continuation.resume(returning: .success(body())) }
-            condition.signal()
         }
         return try result.get()
+    }
+
+    /// Queues `work` for one of the pool's threads; false, and `work` dropped, when the queue is
+    /// full or the pool is shutting down.
+    func submit(_ work: @escaping () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping, queue.count - idle < queueLimit else { return false }
+        queue.append(work)
+        condition.signal()
+        return true
     }
 
     /// Runs throwing work on the pool; a full queue and the work's own failure arrive alike.

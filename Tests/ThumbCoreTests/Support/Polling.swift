@@ -21,14 +21,3 @@ func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -
 func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
     guard try eventually(timeout: timeout, condition) else { throw StackError("timed out waiting until \(what)") }
 }
-
-/// The same for a test on Swift's cooperative pool: the task sleeps between looks, not its thread,
-/// which the work it waits for may need.
-func eventuallyWithoutBlocking(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}

@@ -1,10 +1,11 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import ThumbCore
 
 /// thumbd's own threads for blocking work: a queue in order, a limit that refuses at once, and a
-/// shutdown that runs what is queued and ends the threads.
+/// shutdown that runs what is queued and ends the threads. Work is handed over from the test's
+/// thread (`submit`, which `run` uses), so nothing here waits for Swift's cooperative pool, which
+/// other suites' blocking tests may hold.
 @Suite(.timeLimit(.minutes(1)))
 struct BlockingPoolTests {
     @Test func theQueueIsFirstInFirstOutThroughItsGrowth() {
@@ -22,48 +23,46 @@ struct BlockingPoolTests {
         #expect(queue.count == 0 && queue.popFirst() == nil)
     }
 
-    @Test func workPastTheQueueIsRefusedAtOnce() async throws {
-        // Given one thread held by a task, and a queue of two
+    @Test func workPastTheQueueIsRefusedAtOnce() {
+        // Given one thread held by a task, and a queue of two filled behind it
         let pool = BlockingPool(name: "test", threads: 1, queueLimit: 2)
+        let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let running = Atomic(false)
-        let holding = Task { try await pool.run { running.store(true, ordering: .relaxed); release.wait() } }
-        #expect(await eventuallyWithoutBlocking { running.load(ordering: .relaxed) })
-        let queued = (0..<2).map { number in Task { try await pool.run { number } } }
-        #expect(await eventuallyWithoutBlocking { pool.queued == 2 })
+        let done = DispatchSemaphore(value: 0)
+        #expect(pool.submit { started.signal(); release.wait(); done.signal() })
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(pool.submit { done.signal() } && pool.submit { done.signal() })
 
         // When one more task comes, it is refused without waiting
-        await #expect(throws: ThumbError.overloaded) { try await pool.run { 99 } }
+        #expect(!pool.submit { done.signal() })
+        #expect(pool.isFull && pool.queued == 2)
 
         // Then, released, the held and the queued ones finish
         release.signal()
-        try await holding.value
-        var values: [Int] = []
-        for task in queued { values.append(try await task.value) }
-        #expect(values == [0, 1])
-        #expect(pool.tasksFinished == 3)
+        for _ in 0..<3 { #expect(done.wait(timeout: .now() + 10) == .success) }
+        #expect(eventually { pool.tasksFinished == 3 })
     }
 
-    @Test func shutdownRunsWhatIsQueuedRefusesTheRestAndEndsTheThreads() async throws {
+    @Test func shutdownRunsWhatIsQueuedRefusesTheRestAndEndsTheThreads() {
         // Given two threads, both held, and four tasks queued behind them
         let pool = BlockingPool(name: "test", threads: 2, queueLimit: 8)
+        let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let held = (0..<2).map { _ in Task { try await pool.run { release.wait() } } }
-        let queued = (0..<4).map { number in Task { try await pool.run { number } } }
-        #expect(await eventuallyWithoutBlocking { pool.queued == 4 })
+        let ran = Box<[Int]>([])
+        let lock = NSLock()
+        for _ in 0..<2 { #expect(pool.submit { started.signal(); release.wait() }) }
+        for _ in 0..<2 { #expect(started.wait(timeout: .now() + 10) == .success) }
+        for number in 0..<4 { #expect(pool.submit { lock.withLock { ran.value.append(number) } }) }
 
         // When the pool shuts down
         pool.shutdown()
 
         // Then new work is refused, the queued work still runs, and the threads end
-        await #expect(throws: ThumbError.overloaded) { try await pool.run { 99 } }
+        #expect(!pool.submit {})
         release.signal()
         release.signal()
-        for task in held { try await task.value }
-        var values: [Int] = []
-        for task in queued { values.append(try await task.value) }
-        #expect(Set(values) == [0, 1, 2, 3])
         pool.waitUntilStopped()
+        #expect(Set(lock.withLock { ran.value }) == [0, 1, 2, 3])
         #expect(pool.tasksFinished == 6)
     }
 }
