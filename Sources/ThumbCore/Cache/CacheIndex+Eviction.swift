@@ -80,8 +80,11 @@ extension CacheIndex {
         }
     }
 
-    /// Runs `body` unless another process is evicting (it holds the index's second byte); nil then.
+    /// Runs `body` unless another process (it holds the index's second byte) or another thread of
+    /// this one is evicting; nil then.
     func whileEvicting<T>(_ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
+guard evicting.try() else { return nil }
+defer { evicting.unlock() }
         let mapping = current
         guard cshm_lock_byte(mapping.fd, 1, 0) == 0 else { return nil }
         defer { _ = cshm_unlock_byte(mapping.fd, 1) }

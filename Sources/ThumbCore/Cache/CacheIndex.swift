@@ -24,6 +24,9 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// Serialises this process's changes; the file lock serialises the processes.
     private let changes = NSLock()
+    /// One of this process's threads evicts at a time: the file's eviction lock is an open file
+    /// description's, which every thread of the process holds alike.
+    let evicting = NSLock()
     private let currentLock = NSLock()
     private var _current: IndexMapping
     var scanWanted: Bool

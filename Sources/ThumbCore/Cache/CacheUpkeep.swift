@@ -15,6 +15,9 @@ public final class CacheUpkeep: Sendable {
     /// Signalled by a store that takes the cache past a bound: eviction then runs at once, not at
     /// the next round, so what the cache passes its bound by is what is stored meanwhile.
     private let overBound = DispatchSemaphore(value: 0)
+    /// Set by the first store past a bound since the last round, so a burst of them wakes the
+    /// upkeep thread once, not once each.
+    private let wakeRequested = Atomic(false)
 
     public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
         self.index = index
@@ -36,7 +39,8 @@ public final class CacheUpkeep: Sendable {
         index.onStored { [self] in
             switch evictor.overrun {
             case .within: break
-            case .past: overBound.signal()
+            case .past:
+                if !wakeRequested.exchange(true, ordering: .acquiringAndReleasing) { overBound.signal() }
             // The upkeep thread has fallen behind (a machine busy with renders): the store that
             // finds the cache half its low-water margin past the bound evicts itself.
             case .farPast: keepUp()
@@ -47,6 +51,7 @@ public final class CacheUpkeep: Sendable {
         // Not in the background as the scan and the hits are: eviction keeps the bound.
         NamedThread.start("thumbd-upkeep") { [self] in
             while true {
+                wakeRequested.store(false, ordering: .releasing)
                 keepUp()
                 _ = overBound.wait(timeout: .now() + 0.2)
             }

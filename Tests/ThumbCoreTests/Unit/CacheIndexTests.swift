@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ThumbCore
 
@@ -191,6 +192,27 @@ struct CacheIndexTests {
         let kept = (0..<20).filter { cache.exists(servedName("k\($0)")) }
         #expect(kept == Array((20 - kept.count)..<20), "the most recently used stay")
         #expect(try CacheVerifier(index: index).verify().isConsistent)
+    }
+
+    @Test func oneThreadOfAProcessEvictsAtATime() throws {
+        // Given a thread of this process evicting
+        let index = try cache.index()
+        let othersTurn = Mutex<Int??>(nil)
+        try index.whileEvicting { () throws(ThumbError) in
+            // When another thread of the same process asks to evict meanwhile
+            let asked = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let turn = try? index.whileEvicting { 1 }
+                othersTurn.withLock { $0 = .some(turn) }
+                asked.signal()
+            }
+            asked.wait()
+        }
+
+        // Then it is told no (the file's lock alone would have said yes: every thread holds it),
+        // and may once the first is done
+        #expect(othersTurn.withLock { $0 } == .some(.none))
+        #expect(try index.whileEvicting { 2 } == 2)
     }
 
     @Test func aPathThatIsNoCachePathIsNeverStored() throws {
