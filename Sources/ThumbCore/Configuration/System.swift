@@ -15,10 +15,12 @@ public enum System {
     /// Run as root, becomes the owner of `path` (its user, its group, no other groups), so that
     /// what follows can do no more than that owner could: `thumbd cache` acts on files and an
     /// index that thumbd, not root, wrote. Nothing to do when not root or when root owns `path`.
+    /// A root named by a symlink is the directory it leads to: a link root made would otherwise
+    /// leave the command root.
     public static func becomeOwner(of path: String) throws(ThumbError) {
         guard geteuid() == 0 else { return }
         var info = stat()
-        guard lstat(path, &info) == 0 else {
+        guard stat(path, &info) == 0 else {
             throw .internalFailure("\(path): \(String(cString: strerror(errno)))")
         }
         guard info.st_uid != 0 else { return }

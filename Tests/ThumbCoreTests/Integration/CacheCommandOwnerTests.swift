@@ -6,7 +6,9 @@ import Testing
 /// in it are that user's writing.
 @Suite(.timeLimit(.minutes(1)))
 struct CacheCommandOwnerTests {
-    @Test func runAsRootThePurgeBecomesTheCachesOwner() throws {
+    /// The root named as it is, and by a symlink root made to it.
+    @Test(arguments: [false, true])
+    func runAsRootThePurgeBecomesTheCachesOwner(throughSymlink: Bool) throws {
         guard geteuid() == 0 else {
             print("skipped: needs root")
             return
@@ -22,12 +24,15 @@ struct CacheCommandOwnerTests {
             chown(cache.root + path, nobody.pw_uid, nobody.pw_gid)
         }
         chown(cache.indexPath, nobody.pw_uid, nobody.pw_gid)
+        let root = throughSymlink ? cache.directory.path + "/link" : cache.root
+        if throughSymlink { try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: cache.root) }
 
         // When root purges everything
         let process = Process()
         process.executableURL = URL(fileURLWithPath: TestStack.thumbdBinary)
         process.arguments = ["cache", "purge", "--all"]
-        process.environment = ["THUMBD_CACHE_ROOT": cache.root, "THUMBD_INSECURE": "true", "PATH": "/usr/bin:/bin"]
+        process.environment = ["THUMBD_CACHE_ROOT": root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
+                               "PATH": "/usr/bin:/bin"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
