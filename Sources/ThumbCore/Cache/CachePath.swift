@@ -43,29 +43,44 @@ public struct CachePath: Sendable, Hashable {
 
     /// - Parameter signature: the URL's verified signature, nil when none was verified.
     public init(signature: String?, documentURI: String, format: ImageFormat, naming: Naming = .shared) {
+        self.init(Stem(signature: signature, documentURI: documentURI, naming: naming), format: format, naming: naming)
+    }
+
+    private init(_ stem: Stem, format: ImageFormat, naming: Naming) {
         self.format = format
         let suffix = switch naming {
         case .negotiated: ".auto." + format.fileExtension
         case .suffixed: ".auto.none." + format.fileExtension
         case .shared, .thumbdOnly: "." + format.fileExtension
         }
-        if naming != .thumbdOnly, let signature, Self.isServable(signature) {
-            relative = "/\(Self.servedDirectory)/\(signature.first!)/\(signature)\(suffix)"
-            isServedByNginx = true
-        } else {
-            let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)).prefix(16))
-            relative = "/\(Self.privateDirectory)/\(digest.first!)/\(digest)\(suffix)"
-            isServedByNginx = false
-        }
+        relative = stem.path + suffix
+        isServedByNginx = stem.isServed
     }
 
     /// Every place a thumbnail for this URL may be for this client, as nginx would look: with the
     /// output format known (named by the URL or negotiated), the one file of that format; else
-    /// one per format, since the source's format decides.
+    /// one per format, since the source's format decides. The name is worked out once for all.
     public static func candidates(signature: String?, documentURI: String, naming: Naming = .shared,
                                   format: ImageFormat? = nil) -> [CachePath] {
-        (format.map { [$0] } ?? probeOrder).map {
-            CachePath(signature: signature, documentURI: documentURI, format: $0, naming: naming)
+        let stem = Stem(signature: signature, documentURI: documentURI, naming: naming)
+        return (format.map { [$0] } ?? probeOrder).map { CachePath(stem, format: $0, naming: naming) }
+    }
+
+    /// A file's path but for its suffix: `/served/{c}/{signature}` when nginx may serve it, else
+    /// `/private/{h}/{digest}` (the first 16 bytes of the URI's SHA-256).
+    private struct Stem {
+        let path: String
+        let isServed: Bool
+
+        init(signature: String?, documentURI: String, naming: Naming) {
+            if naming != .thumbdOnly, let signature, CachePath.isServable(signature) {
+                path = "/\(CachePath.servedDirectory)/\(signature.first!)/\(signature)"
+                isServed = true
+            } else {
+                let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)).prefix(16))
+                path = "/\(CachePath.privateDirectory)/\(digest.first!)/\(digest)"
+                isServed = false
+            }
         }
     }
 
