@@ -81,9 +81,28 @@ final class ConnectionGate: Sendable {
             for descriptor in waiting.descriptors { drop(descriptor) }
             close(listening)
         }
+        // Accepts what waits, and says when accepting works again after it had failed.
+        func acceptPending() {
+            switch acceptAll(into: &waiting, peeked: &peeked) {
+            case .drained:
+                if acceptFailures.end() { logger.notice("accepting again") }
+            case .outOfResources(let code):
+                resumeAt = .now + Self.backoff
+                if acceptFailures.begin() {
+                    logger.warning("accept failed; retrying", metadata: ["error": "\(String(cString: strerror(code)))"])
+                }
+            case .failed(let code):
+                failure = .internalFailure("cannot accept connections: \(String(cString: strerror(code)))")
+            }
+        }
         while !stopping.load(ordering: .relaxed) && failure == nil {
             let now = ContinuousClock.now
-            if let until = resumeAt, until <= now { resumeAt = nil }
+            if let until = resumeAt, until <= now {
+                resumeAt = nil
+                // Out of descriptors, accept fails even with nothing waiting (Linux takes the
+                // descriptor first), and then no event says the backlog is empty: try once.
+                if openConnections < maxConnections { acceptPending() }
+            }
             let underLimit = openConnections < maxConnections
             if underLimit, overLimit.end() { logger.notice("accepting again", metadata: ["connections": "\(openConnections)"]) }
             if !underLimit, overLimit.begin() {
@@ -108,17 +127,7 @@ final class ConnectionGate: Sendable {
                         failure = .internalFailure("the listening socket was shut down")
                         break
                     }
-                    switch acceptAll(into: &waiting, peeked: &peeked) {
-                    case .drained:
-                        if acceptFailures.end() { logger.notice("accepting again") }
-                    case .outOfResources(let code):
-                        resumeAt = .now + Self.backoff
-                        if acceptFailures.begin() {
-                            logger.warning("accept failed; retrying", metadata: ["error": "\(String(cString: strerror(code)))"])
-                        }
-                    case .failed(let code):
-                        failure = .internalFailure("cannot accept connections: \(String(cString: strerror(code)))")
-                    }
+                    acceptPending()
                 } else {
                     inspect(descriptor, events: event.events, in: &waiting, peeked: &peeked)
                 }
