@@ -41,8 +41,13 @@ class Processes:
 
     @staticmethod
     def cmdline(pid):
-        with open(f"/proc/{pid}/cmdline") as cmdline:
-            return cmdline.read().replace("\0", " ").strip()
+        """The process's command line; empty when it ended since it was listed (deploy/run starts
+        short-lived commands beside the servers)."""
+        try:
+            with open(f"/proc/{pid}/cmdline") as cmdline:
+                return cmdline.read().replace("\0", " ").strip()
+        except FileNotFoundError:
+            return ""
 
     def cpu(self):
         render = rest = nginx = 0
