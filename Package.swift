@@ -41,7 +41,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "ThumbCoreTests",
+        .testTarget(name: "ThumbdTests",
                     dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
     ]
 )
