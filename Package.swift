@@ -6,7 +6,11 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "thumbd", targets: ["thumbd"]),
-        .library(name: "ThumbCore", targets: ["ThumbCore"]),
+        // For fuzz/, a package of its own.
+        .library(
+            name: "ThumbdStages",
+            targets: ["ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime"]
+        ),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -24,24 +28,40 @@ let package = Package(
         .target(name: "CSharedMemory"),
         .target(name: "CLinux"),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // One target per stage of a request, each depending only on those below it:
+        // server → jobs → (cache, fetch, imaging) → request → runtime.
         .target(
-            name: "ThumbCore",
+            name: "ThumbRuntime",
             dependencies: [
-                "CFastCGI", "CMagickWand", "CCurl", "CLittleCMS", "CLinux", "CPNG", "CSharedMemory", "CWebP",
+                "CLinux",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(
+            name: "ThumbRequest",
+            dependencies: ["ThumbRuntime", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(name: "ThumbFetch", dependencies: ["ThumbRequest", "ThumbRuntime", "CCurl"]),
+        .target(
+            name: "ThumbImaging",
+            dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP"]
+        ),
+        .target(
+            name: "ThumbCache",
+            dependencies: ["ThumbRequest", "ThumbRuntime", "CSharedMemory", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .target(name: "ThumbJobs", dependencies: ["ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime"]),
+        .target(name: "ThumbServer", dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "CFastCGI"]),
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "ThumbCore", "CMalloc",
+                "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ThumbdTests",
-                    dependencies: ["ThumbCore", "thumbd", "CMagickWand", "CLittleCMS", "CWebP"]),
+                    dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CWebP"]),
     ]
 )

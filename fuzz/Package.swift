@@ -12,6 +12,6 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"]),
     ] + ["FuzzRequestPath", "FuzzAddress", "FuzzImageHeader"].map { name in
-        .executableTarget(name: name, dependencies: ["FuzzDriver", .product(name: "ThumbCore", package: "thumbd")])
+        .executableTarget(name: name, dependencies: ["FuzzDriver", .product(name: "ThumbdStages", package: "thumbd")])
     }
 )

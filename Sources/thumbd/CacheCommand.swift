@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import ThumbCore
+import ThumbCache
+import ThumbRuntime
 
 /// `thumbd cache ...`: the operator's view of a live cache, beside a running thumbd.
 struct CacheCommand: ParsableCommand {
@@ -120,7 +121,7 @@ struct CachePurgeCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try location.configuration()
-        let purge = CachePurge(index: try location.openIndex(configuration), parser: RequestPathParser(configuration: configuration))
+        let purge = CachePurge(index: try location.openIndex(configuration), parser: configuration.requestPathParser)
         let removed: CachePurge.Removed
         if let source {
             removed = try purge.source(source)

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
-import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbImaging
 
 /// Starts ImageMagick under thumbd's own policy (deploy/policy.xml, installed as
 /// `<directory>/policy.xml`): coders limited to the formats served, no delegates, resource

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
-import ThumbCore
+import ThumbImaging
+import ThumbRequest
+import ThumbRuntime
 
 /// Renders one file as a URL would, without nginx, fetching or the cache: for benchmarks and for
 /// looking at what an option does.

@@ -1,5 +1,4 @@
 import ArgumentParser
-import ThumbCore
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

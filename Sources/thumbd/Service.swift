@@ -3,10 +3,15 @@ import CMalloc
 import Dispatch
 import Foundation
 import Logging
-import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbCache
+import ThumbFetch
+import ThumbImaging
+import ThumbJobs
+import ThumbRuntime
+import ThumbServer
 
 /// Wires the parts together from the configuration and runs until SIGTERM or SIGINT.
 struct Service {
@@ -36,7 +41,7 @@ struct Service {
             index: CacheIndex(root: configuration.cacheRoot, path: configuration.cache.indexPath(root: configuration.cacheRoot),
                               maxEntries: configuration.cache.maxEntries),
             settings: configuration.cache,
-            oldLayout: OldLayout(parser: RequestPathParser(configuration: configuration)),
+            oldLayout: OldLayout(parser: configuration.requestPathParser),
             logger: logger
         )
         cache.start()
@@ -73,7 +78,7 @@ struct Service {
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let handler = RequestHandler(
-            parser: RequestPathParser(configuration: configuration),
+            parser: configuration.requestPathParser,
             allowedSources: configuration.allowedSources,
             negotiation: configuration.negotiation,
             pipeline: pipeline,

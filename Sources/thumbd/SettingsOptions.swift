@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ThumbCore
 
 /// The settings every subcommand reads: flags here, else THUMBD_<NAME>, else IMGPROXY_<NAME>.
 struct SettingsOptions: ParsableArguments {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import ThumbCore
 
 struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

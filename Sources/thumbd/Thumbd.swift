@@ -1,5 +1,5 @@
 import ArgumentParser
-import ThumbCore
+import ThumbRuntime
 
 @main
 struct Thumbd: ParsableCommand {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
 import Synchronization
-import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbFetch
+import ThumbRequest
 
 /// `thumbd warm`: asks nginx for thumbnails before clients do (thumbor's seeds), so that the
 /// first client already gets a static file.

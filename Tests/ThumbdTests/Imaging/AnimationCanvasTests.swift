@@ -1,6 +1,8 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import thumbd
 
 /// GIF and WebP frames drawn on part of their canvas, at an offset (most GIFs on the web store
 /// each frame as the rectangle that changed): the thumbnail is the scaled canvas, and every frame

@@ -1,6 +1,9 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import thumbd
 
 /// Animated GIF and WebP: kept animated when allowed, every frame resized, delays kept,
 /// bounded by the frame limit and the pixel budget.

@@ -1,6 +1,7 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
 
 /// `blur` and `sharpen` cost a bounded amount per pixel, yet look as ImageMagick's own 2D
 /// Gaussian blur and sharpen did; a tiled watermark is one layer, never specks.

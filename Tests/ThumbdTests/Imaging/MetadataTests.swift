@@ -1,5 +1,4 @@
 import Testing
-@testable import ThumbCore
 
 /// Metadata is stripped by default; kept whole with `sm:0`; only the copyright with `kcr`.
 @Suite(.timeLimit(.minutes(2)))

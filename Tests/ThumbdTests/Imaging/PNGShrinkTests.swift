@@ -1,6 +1,9 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import thumbd
 
 /// A PNG averaged in squares while libpng decodes it gives the thumbnail a full decode gives,
 /// whatever its pixel layout; what it cannot take (interlacing, damage) ImageMagick reads whole.

@@ -1,7 +1,9 @@
 import CMagickWand
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import thumbd
 
 /// Real photographs from the project's corpus (deploy/test fetches them into THUMBD_TEST_PHOTOS):
 /// the thumbnail has the planned size, and decoding at a reduced size (a JPEG's DC scans or

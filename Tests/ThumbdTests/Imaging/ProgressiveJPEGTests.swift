@@ -1,6 +1,8 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// A progressive JPEG decoded at 1/8 scale from its DC scans gives the pixels libjpeg gives the
 /// whole file (luma exactly); anything else is read whole.

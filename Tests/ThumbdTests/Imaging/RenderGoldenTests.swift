@@ -1,6 +1,8 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// The render against images with known content: sizes, orientation, and the colour of known
 /// regions within a tolerance (never bytes, so ImageMagick upgrades do not break them).

@@ -1,6 +1,9 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import thumbd
 
 /// Formats thumbd reads but does not write: recognised by their first bytes, rendered, and
 /// written as JPEG when the URL names no format.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// The cache's bound is the bound of the disk, with real nginx and thumbd: files, directories and
 /// the index together, through churn three times the bound, and a purge; and what only thumbd may

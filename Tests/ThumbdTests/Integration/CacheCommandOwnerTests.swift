@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
 /// in it are that user's writing.

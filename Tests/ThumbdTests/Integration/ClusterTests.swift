@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbJobs
+@testable import ThumbRequest
 
 /// deploy/cluster: three thumbd hosts, an origin and a front nginx that hashes by source, as real
 /// network hosts (network namespaces on a bridge), driven through the front as clients would.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// However many clients ask for one thumbnail at once, the origin is asked once.
 @Suite(.timeLimit(.minutes(5)), .serialized)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import thumbd
 
 /// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas at the
 /// largest dpr, and a tiled watermark at the smallest scale, render within the render time limit

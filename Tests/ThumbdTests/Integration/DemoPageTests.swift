@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// deploy/run's demo page, as a newcomer sees it: deploy/run itself (with the thumbd these tests
 /// built) on a free port, opened in a real headless Chromium.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// Each cause of failure answers its status with a one-line body, caches nothing, and leaves
 /// thumbd answering.

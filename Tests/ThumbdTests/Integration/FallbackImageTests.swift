@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// imgproxy's fallback image: a source that cannot be fetched or decoded is answered with the
 /// configured image, rendered with the URL's options, never stored, kept by clients briefly.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// A source whose first frame is tiny and a later one huge passes a check of the first frame, and
 /// then an animation decodes every frame: thumbd reads every frame's header first.

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ThumbRequest
 
 /// deploy/thumbd.service takes away every system call, address family and memory mapping thumbd
 /// does not need. Without systemd running the service here, deploy/syscall-sandbox installs the

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbServer
 
 /// A miss is answered the way every later hit is: once thumbd has stored the file, nginx
 /// serves it (X-Accel-Redirect), with the same validators, Range and HEAD.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// A URL without a format answers each client in the best format it accepts, and nginx's hits
 /// agree with thumbd's misses.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
 @Suite(.timeLimit(.minutes(5)), .serialized)

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRuntime
 
 /// What an origin feels: one fetch per source however many ask, bounded concurrency, remembered
 /// failures, and refusals that never reach it.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// A render that runs past THUMBD_MAX_RENDER_SECONDS is stopped on its own thread, answered 422,
 /// never cached, and its key is free for a later try.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// thumbd parses the path as the client sent it and stores the answer at the path nginx decoded
 /// from it, which any client can ask for: a path whose two forms ask for different thumbnails,

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// Options that shape the answer rather than the pixels: expiry, download names, pass-through.
 @Suite(.timeLimit(.minutes(5)), .serialized)

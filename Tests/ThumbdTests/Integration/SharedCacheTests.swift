@@ -1,7 +1,7 @@
 import CMagickWand
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRuntime
 
 /// The shared cache index with real nginx and thumbd: two processes on one cache, eviction that
 /// counts hits only nginx served, kill -9, a damaged index, purge, and a full disk.

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// Signals an operator might send (logrotate's HUP, a habit's USR1 or USR2) neither stop thumbd
 /// nor quietly retire its workers.

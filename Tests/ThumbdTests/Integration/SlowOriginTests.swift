@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-@testable import ThumbCore
 
 /// A slow origin must not stall everyone: requests waiting for its jobs hold no worker thread,
 /// and what sheds load is the documented limits (per-host fetches, the queue), at once.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// Refusals prove themselves on this machine only: loopback sources while loopback is not
 /// allowed, answered 403 before the origin sees a connection.

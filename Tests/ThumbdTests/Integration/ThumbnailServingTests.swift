@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// Real nginx + thumbd + an origin on 127.0.0.1: what a browser gets, and who served it.
 @Suite(.timeLimit(.minutes(5)), .serialized)

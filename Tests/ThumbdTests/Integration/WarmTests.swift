@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// `thumbd warm` run as a process against real nginx + thumbd + an origin: what it counts as
 /// made, already cached and failed, what it leaves in the cache, and how it stops when told to.

@@ -1,6 +1,5 @@
 import CMagickWand
 import CWebP
-@testable import ThumbCore
 
 /// An answered image as it is stored, frame by frame (size, place on the canvas, delay, loop
 /// count, as ImageMagick reads them), and as a viewer shows it: the whole canvas after each

@@ -1,6 +1,6 @@
 import CMagickWand
 import CWebP
-@testable import ThumbCore
+@testable import ThumbRequest
 
 extension GoldenImages {
     /// An animated GIF of `colors.count` frames, one solid colour each, `delay` hundredths apart.

@@ -1,6 +1,6 @@
 import CLittleCMS
 import CMagickWand
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// Sources for golden render tests, drawn with ImageMagick: colours in known places, EXIF
 /// orientations, colour spaces and profiles.

@@ -1,9 +1,10 @@
 import CMagickWand
 import Foundation
-@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ThumbImaging
+@testable import ThumbRequest
 
 /// Images drawn with ImageMagick for tests, and a probe that reads what thumbd answered.
 enum TestImages {

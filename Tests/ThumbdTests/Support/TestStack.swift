@@ -1,8 +1,8 @@
 import Foundation
-@testable import ThumbCore
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ThumbRequest
 
 /// Real nginx and a real thumbd process in a temp directory, configured from the repository's
 /// own nginx templates, with nginx on a free port of 127.0.0.1 and thumbd on a unix socket.

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
 
 /// The SSRF guard's view of an address, from literals only: nothing here connects anywhere.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
 
 /// Address ranges an operator names, from literals only: nothing here connects anywhere.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
 
 /// Ranges an operator names open single addresses whatever their class, never unusable ones.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// base64url without padding (RFC 4648 §5), as imgproxy uses for sources and signatures.
 @Suite(.timeLimit(.minutes(2)))

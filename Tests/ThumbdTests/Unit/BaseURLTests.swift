@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
+@testable import ThumbRequest
 
 /// A source without a scheme is joined to BASE_URL, and nothing in it may move the base's host.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRuntime
 
 /// thumbd's own threads for blocking work: a queue in order, a limit that refuses at once, and a
 /// shutdown that runs what is queued and ends the threads. Work is handed over from the test's

@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// The shared index on its own: counting, links, two openers, crash repair, damage, eviction order,
 /// crafted slots and a full index.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
 
 /// Where a thumbnail is stored: one fan-out directory deep, named by its URL's signature where
 /// nginx/thumbd.conf's locations find it, or privately by its URI's digest.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// Publishing appears whole or not at all, a failure leaves nothing behind, and the layout keeps
 /// its fixed fan-out.

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// The index's helpers: nginx's hits log, the start-up scan, a file's identity, the old layout, verify and repair.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import ThumbCore
+@testable import ThumbJobs
+@testable import ThumbRuntime
 
 /// The coalescer's contract: one job per key at a time, every waiter gets that job's outcome,
 /// receipts of finished jobs reach the next job for the key.

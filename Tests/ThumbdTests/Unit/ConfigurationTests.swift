@@ -1,6 +1,9 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import ThumbServer
+@testable import thumbd
 
 /// Every setting read from one lookup and validated at once.
 @Suite(.timeLimit(.minutes(2)))
@@ -297,7 +300,7 @@ struct DefaultQualityTests {
     static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
         let insecure = settings.merging([.insecure: "true"]) { $1 }
         let configuration = try Configuration.load { setting in insecure[setting].map { ($0, setting.rawValue) } }.get()
-        let request = try RequestPathParser(configuration: configuration).parse(rawPath: url)
+        let request = try configuration.requestPathParser.parse(rawPath: url)
         return request.options.effectiveQuality(for: format)
     }
 

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
 
 /// Only the image formats thumbd serves get past the first bytes; everything else never
 /// reaches a decoder.

@@ -1,6 +1,6 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
 
 /// Which complaints of a decoder that still returned pixels mean the file is broken.
 @Suite(.timeLimit(.minutes(2)))

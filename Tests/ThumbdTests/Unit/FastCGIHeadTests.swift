@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbServer
 
 /// When a connection's request head has arrived whole, from the bytes alone.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// The geometry options, one table per option: what each spelling sets, and which arguments are
 /// refused with a message naming the option as spelt and the argument.

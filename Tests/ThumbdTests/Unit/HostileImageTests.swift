@@ -1,7 +1,10 @@
 import CMagickWand
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import thumbd
 
 /// Sources made to turn ImageMagick against the server (scripts, file and URL readers, pixel
 /// floods, broken files) are refused in-process under thumbd's policy, deploy/policy.xml, while

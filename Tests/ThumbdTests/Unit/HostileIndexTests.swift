@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
 
 /// The index is a file another process wrote, perhaps a thumbd taken over, and `thumbd cache`
 /// reads it as root: crafted slots (valid checksums, any path, any state) never make it touch a

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbCache
 
 @Suite(.timeLimit(.minutes(2)))
 struct LineHashesTests {

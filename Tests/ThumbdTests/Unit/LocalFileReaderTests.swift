@@ -2,7 +2,8 @@
 import Glibc
 #endif
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
+@testable import ThumbRuntime
 
 /// `local://` sources, read from a directory tree each test makes under /tmp and removes.
 @Suite(.timeLimit(.minutes(2)))

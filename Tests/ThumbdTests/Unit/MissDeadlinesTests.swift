@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import ThumbCore
+@testable import ThumbServer
 
 /// Every miss's deadline falls due once, in the order the misses came, and not before its time.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// imgproxy's URL grammar as `RequestPathParser` reads it, without signing (no key pairs).
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// A row of an option table: the options part of a URL and the options it must parse to.
 struct OptionRow: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// Colour, effects, metadata, output and handling options, one table per option.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
 
 /// Compressed text chunks are cut out of PNG sources before decoding; everything else stays.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,5 +1,7 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
+@testable import thumbd
 
 /// imgproxy's presets: written as in IMGPROXY_PRESETS, `default` applied first to every URL,
 /// `pr:a:b` where it stands, presets-only URLs, and every broken preset named at start.
@@ -156,7 +158,7 @@ struct PresetTests {
         ])
 
         // When the server's parser is made from it
-        let parser = RequestPathParser(configuration: configuration)
+        let parser = configuration.requestPathParser
         let request = try parser.parse(rawPath: "/insecure/safe/plain/http://h/a.jpg")
 
         // Then the URL's first segment names presets, and a preset may carry security options

@@ -1,4 +1,4 @@
-@testable import ThumbCore
+@testable import ThumbRequest
 
 extension ProcessingOptions {
     /// Default options with some fields changed, for tables of expectations.

@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// A path parsed once is not parsed again while it is among the last ones; what failed is parsed
 /// again every time, and the oldest path goes first.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ThumbCore
+@testable import ThumbJobs
 
 /// The memory of recent originals: a byte budget, a lifetime, and a fresh fetch kept again.
 @Suite(.timeLimit(.minutes(2)))

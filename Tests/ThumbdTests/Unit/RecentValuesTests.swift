@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRuntime
 
 /// Only the last keys are kept, however many times the ring of keys has gone round; a key kept
 /// again gets its new value without moving.

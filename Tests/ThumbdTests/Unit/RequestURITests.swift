@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// REQUEST_URI as nginx passes it: the signature over its bytes, and the same thumbnail whether
 /// the path is read as sent or as nginx decodes it into the path the answer is stored at.

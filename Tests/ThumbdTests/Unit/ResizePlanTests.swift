@@ -1,6 +1,7 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
+@testable import ThumbRequest
 
 /// The pure geometry of a thumbnail: scaled size and crop window, no ImageMagick.
 @Suite(.timeLimit(.minutes(2)))

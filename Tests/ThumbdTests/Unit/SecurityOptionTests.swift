@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// The security options (`msr`, `msfs`, `maf`, `mrd`) are a 403 unless the operator allows them,
 /// as imgproxy's ALLOW_SECURITY_OPTIONS; when allowed they are bounded like any option.
@@ -57,7 +58,7 @@ struct SecurityOptionTests {
     @Test func settingAllowsThemThroughTheConfiguration() throws {
         // Given ALLOW_SECURITY_OPTIONS in the environment
         let configuration = try ConfigurationTests.load([.allowSecurityOptions: "true", .insecure: "true"])
-        let parser = RequestPathParser(configuration: configuration)
+        let parser = configuration.requestPathParser
 
         // Then the server's parser takes them
         let request = try parser.parse(rawPath: OptionTable.path("msfs:1024"))

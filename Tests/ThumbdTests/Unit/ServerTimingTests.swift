@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbServer
 
 /// The contract `thumbd warm` and the demo page count by: `Server-Timing: thumbd;desc=...`.
 @Suite(.timeLimit(.minutes(2)))

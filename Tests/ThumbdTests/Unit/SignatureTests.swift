@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// imgproxy's URL signature, checked against its published vectors.
 @Suite(.timeLimit(.minutes(2)))

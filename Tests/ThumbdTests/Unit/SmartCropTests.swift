@@ -1,6 +1,6 @@
 import CMagickWand
 import Testing
-@testable import ThumbCore
+@testable import ThumbImaging
 
 /// Smart crop finds the window with the most to look at: on drawn buffers where the answer is
 /// known, and once through ImageMagick against what the centre crop would have kept.

@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
+@testable import ThumbRuntime
 
 /// imgproxy's ALLOWED_SOURCES: URL prefixes, `*` within one part of the URL.
 @Suite(.timeLimit(.minutes(2)))

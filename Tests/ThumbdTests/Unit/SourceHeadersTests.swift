@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
 
 @Suite(.timeLimit(.minutes(2)))
 struct SourceHeadersTests {

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-@testable import ThumbCore
+@testable import ThumbFetch
 @testable import thumbd
 
 /// ALLOWED_SOURCES, ALLOWED_SOURCE_ADDRESSES and LOCAL_FILESYSTEM_ROOT, read and validated with the

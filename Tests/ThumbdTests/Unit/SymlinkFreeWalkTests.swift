@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Testing
-@testable import ThumbCore
+@testable import ThumbRuntime
 
 /// The walk `local://` reads fall back to where the kernel has no openat2: one component at a
 /// time, never through a symlink. (With openat2 the kernel does the same: both are checked.)

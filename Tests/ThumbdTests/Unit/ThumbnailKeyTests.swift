@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// Two URLs that spell one thumbnail differently share a key (and so one job); any difference
 /// in what is produced gives another key.

@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
 
 /// The request path decoded as nginx decodes it into DOCUMENT_URI, or nil where nginx's form
 /// cannot be matched safely.

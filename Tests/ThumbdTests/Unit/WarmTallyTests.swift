@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbCore
+@testable import thumbd
 
 /// What `thumbd warm` counts, how it sums it up, and what it shows while it works.
 @Suite(.timeLimit(.minutes(2)))

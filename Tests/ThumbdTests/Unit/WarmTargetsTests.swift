@@ -1,5 +1,6 @@
 import Testing
-@testable import ThumbCore
+@testable import ThumbRequest
+@testable import thumbd
 
 /// What `thumbd warm` asks for, from the lines it reads: signed as `thumbd sign` signs, and
 /// read back by thumbd's own parser as the thumbnails meant.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ThumbCore
+import ThumbFetch
 
 /// One input read two ways, as thumbd meets addresses: as text (an operator's allowed range, or a
 /// literal in a source URL), and as the raw bytes of a peer's address that libcurl's socket

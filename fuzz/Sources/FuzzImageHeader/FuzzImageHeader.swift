@@ -1,5 +1,5 @@
 import CPNG
-@testable import ThumbCore
+@testable import ThumbImaging
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,6 @@
-@testable import ThumbCore
+@testable import ThumbCache
+@testable import ThumbRequest
+import ThumbRuntime
 
 /// One request path, as nginx hands `REQUEST_URI` to thumbd, through what the request handler does
 /// before it looks for a stored file: the parser under each configuration that changes its route

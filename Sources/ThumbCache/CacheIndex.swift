@@ -1,0 +1,456 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbRequest
+import ThumbRuntime
+
+/// What is in the cache directory: one entry per stored file (its path, key, source, bytes,
+/// last use), in a file every thumbd process on the host maps, so that they all bound and evict
+/// one cache together. Changes happen under a lock on the file that the kernel releases if its
+/// holder dies; a holder that died half-way is noticed by the next one (`busyPID` still set) and
+/// its work repaired from the slots. Hits only write a last-use time, without the lock.
+///
+/// A missing, foreign or damaged index is replaced by an empty one and `onRebuild` asks for a
+/// scan of the directory to fill it; meanwhile thumbd serves as usual.
+public final class CacheIndex: @unchecked Sendable {
+    /// The cache root the paths are relative to.
+    public let root: String
+    public let path: String
+    let files: CacheFiles
+    let wantedLayout: IndexLayout
+    let pid = UInt32(getpid())
+    /// When this opener began: work its own pid left in the index from before then is an
+    /// earlier process's that had the same pid (a container's thumbd often does).
+    let startedAt = Clock.milliseconds()
+
+    /// Serialises this process's changes; the file lock serialises the processes.
+    private let changes = NSLock()
+    /// One of this process's threads evicts at a time: the file's eviction lock is an open file
+    /// description's, which every thread of the process holds alike.
+    let evicting = NSLock()
+    private let currentLock = NSLock()
+    private var _current: IndexMapping
+    var scanWanted: Bool
+    /// False for `thumbd cache`: a damaged index is left for a serving thumbd, which scans.
+    private let mayRebuild: Bool
+    private var rebuildHandler: (@Sendable () -> Void)?
+    private var storedHandler: (@Sendable () -> Void)?
+    /// Every slot is checked once after start, in the background (`checkSlotsAfterStart`).
+    private var slotsUnchecked: Bool
+
+    /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
+    /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
+    /// CACHE_MAX_ENTRIES evicts down to it, and rescans nothing).
+    public init(root: String, path: String, maxEntries: Int) throws(ThumbError) {
+        self.root = root
+        self.path = path
+        files = CacheFiles(root: root)
+        wantedLayout = IndexLayout(maxEntries: maxEntries)
+        mayRebuild = true
+        if let existing = try IndexMapping.open(path), existing.layout.capacity >= wantedLayout.capacity {
+            _current = existing
+            scanWanted = false
+            slotsUnchecked = true
+        } else {
+            _current = try IndexMapping.create(path, layout: wantedLayout)
+            scanWanted = true
+            slotsUnchecked = false
+        }
+        // What a process that died mid-change left is repaired on taking the lock; the rest of
+        // the slots are checked after start, so thumbd serves at once whatever the index's size
+        // (1,000,000 entries took 0.52 s to check).
+        try withLock { _ in }
+    }
+
+    /// Checks every slot once, as an opener at start must: damaged slots go (and a scan is asked
+    /// for), work that dead processes left half done is settled by the disk, the totals are
+    /// recounted. Run by the start-up scan's thread before it scans.
+    public func checkSlotsAfterStart() throws(ThumbError) {
+        try withLock { mapping throws(ThumbError) in
+            guard slotsUnchecked else { return }
+            slotsUnchecked = false
+            if !repairLocked(mapping, checkingEverySlot: true, starting: true) { try rebuildLocked(replacing: mapping) }
+        }
+    }
+
+    /// Opens an existing index whatever its size, for `thumbd cache`; nil when there is none.
+    public init?(existingAt path: String, root: String) throws(ThumbError) {
+        guard let mapping = try IndexMapping.open(path) else { return nil }
+        self.root = root
+        self.path = path
+        files = CacheFiles(root: root)
+        wantedLayout = mapping.layout
+        _current = mapping
+        scanWanted = false
+        slotsUnchecked = false
+        mayRebuild = false
+    }
+
+    var current: IndexMapping {
+        currentLock.lock()
+        defer { currentLock.unlock() }
+        return _current
+    }
+
+    /// True once, when the index was made anew and the directory must be scanned to fill it.
+    /// Later rebuilds (another process damaged or replaced the file) call `onRebuild` instead.
+    public func takeScanRequest() -> Bool {
+        changes.lock()
+        defer { changes.unlock() }
+        defer { scanWanted = false }
+        return scanWanted
+    }
+
+    /// Asks for another scan (one found the index full: eviction makes room first).
+    func requestScan() {
+        changes.lock()
+        scanWanted = true
+        changes.unlock()
+    }
+
+    /// Whether a scan was asked for and not yet taken.
+    var scanRequested: Bool {
+        changes.lock()
+        defer { changes.unlock() }
+        return scanWanted
+    }
+
+    public func onRebuild(_ handler: @escaping @Sendable () -> Void) {
+        changes.lock()
+        rebuildHandler = handler
+        changes.unlock()
+    }
+
+    /// Called after each file this process stores, outside the lock.
+    public func onStored(_ handler: @escaping @Sendable () -> Void) {
+        changes.lock()
+        storedHandler = handler
+        changes.unlock()
+    }
+
+    // MARK: Hits
+
+    /// Records a use of the file at `path` (relative to the root) without taking the lock;
+    /// false when the index has no such file.
+    @discardableResult
+    public func touch(_ path: String, at time: UInt64 = Clock.milliseconds()) -> Bool {
+        touch(hash: FNV1a.hash64(path.utf8), at: time)
+    }
+
+    /// The same for a path by its hash (`FNV1a.hash64` of its bytes).
+    @discardableResult
+    func touch(hash: UInt64, at time: UInt64) -> Bool {
+        let mapping = current
+        guard let slot = mapping.findSlot(hash, matchingPath: nil) else { return false }
+        mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
+        return true
+    }
+
+    /// Counts hits that nginx reported, for `thumbd cache stats`.
+    public func countHits(_ count: Int) {
+        current.addRelaxed(UInt64(count), at: IndexLayout.Header.hitsReported)
+    }
+
+    /// Starts the hit count anew (a thumbd that begins to read nginx's reports).
+    public func resetHitCount() {
+        let mapping = current
+        mapping.storeRelaxed(0, at: IndexLayout.Header.hitsReported)
+        mapping.storeRelaxed(Clock.milliseconds(), at: IndexLayout.Header.hitsSince)
+    }
+
+    // MARK: Storing
+
+    /// A key as the index groups files by: the first 16 hex digits of the digest thumbd logs.
+    public static func keyHash(_ key: ThumbnailKey) -> UInt64 { keyHash(digest: key.digest) ?? 0 }
+
+    public static func keyHash(digest: String) -> UInt64? {
+        digest.utf8.count >= 16 ? UInt64(digest.prefix(16), radix: 16) : nil
+    }
+
+    public static func sourceHash(_ sourceURL: String) -> UInt64 { FNV1a.hash64(sourceURL) }
+
+    /// What a file about to be published is.
+    public struct Record: Sendable {
+        public let path: String
+        public let keyHash: UInt64
+        public let sourceHash: UInt64
+        /// A hard link to a file of the same key that is already counted.
+        public let isLink: Bool
+        let bytes: UInt64
+
+        public init(path: String, key: ThumbnailKey, sourceURL: String, bytes: Int, isLink: Bool = false) {
+            self.init(path: path, keyHash: CacheIndex.keyHash(key), sourceHash: CacheIndex.sourceHash(sourceURL),
+                      bytes: bytes, isLink: isLink)
+        }
+
+        init(path: String, keyHash: UInt64, sourceHash: UInt64, bytes: Int, isLink: Bool) {
+            self.path = path
+            self.keyHash = keyHash
+            self.sourceHash = sourceHash
+            self.isLink = isLink
+            self.bytes = isLink ? 0 : UInt64(bytes)
+        }
+    }
+
+    /// Counts the file before `publish` puts it at its path, then settles the entry with what is
+    /// on disk. When the index has no room, nothing is published. A crash between the two leaves
+    /// a pending entry that the next holder of the lock settles the same way.
+    public func store(_ record: Record, publish: () throws(ThumbError) -> Void) throws(ThumbError) {
+        try withLock { mapping throws(ThumbError) in try reserveLocked(mapping, record) }
+        defer {
+            do throws(ThumbError) {
+                try withLock { mapping in settleLocked(mapping, record) }
+            } catch {
+                // The lock could not be taken: the entry stays pending and is settled later.
+            }
+            changes.lock()
+            let handler = storedHandler
+            changes.unlock()
+            handler?()
+        }
+        try publish()
+    }
+
+    /// The same, for files found on disk by a scan: entries for paths not yet in the index.
+    public func adopt(_ records: [Record]) throws(ThumbError) {
+        try withLock { mapping throws(ThumbError) in
+            for record in records where mapping.findSlot(FNV1a.hash64(record.path), matchingPath: record.path) == nil {
+                try reserveLocked(mapping, record)
+                settleLocked(mapping, record)
+            }
+        }
+    }
+
+    /// Reads the sizes of these files again, and with `recount` the header's totals.
+    public func resettle(_ paths: [String], recount: Bool) throws(ThumbError) {
+        try withLock { mapping in
+            for path in paths {
+                if let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path) { settleSlotLocked(mapping, slot) }
+            }
+            if recount { _ = repairLocked(mapping, checkingEverySlot: false) }
+        }
+    }
+
+    // MARK: Removing
+
+    /// Unlinks every file whose entry `select` picks, then frees the entries: in batches, with
+    /// the files deleted outside the lock. Returns the files and bytes removed.
+    @discardableResult
+    public func remove(where select: (IndexEntryView) -> Bool) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+        var cursor = 0
+        var removed = (files: 0, bytes: UInt64(0))
+        while true {
+            let batch = try withLock { mapping in markForRemovalLocked(mapping, from: &cursor, where: select) }
+            if batch.isEmpty { return removed }
+            // Outside the lock; an entry whose file could not be removed is not freed.
+            let gone = batch.map { files.remove($0.path) }
+            try withLock { mapping in
+                for (victim, gone) in zip(batch, gone) { removed = add(removed, freeIfRemovedLocked(mapping, victim, gone: gone)) }
+            }
+        }
+    }
+
+    private func add(_ total: (files: Int, bytes: UInt64), _ one: UInt64?) -> (files: Int, bytes: UInt64) {
+        guard let bytes = one else { return total }
+        return (total.files + 1, total.bytes &+ bytes)
+    }
+
+    // MARK: Reading
+
+    /// The figures of the header, read without the lock.
+    public var usage: Usage {
+        let mapping = current
+        typealias H = IndexLayout.Header
+        let scanning = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
+        return Usage(
+            entries: mapping.count(H.entryCount), bytes: mapping.load(H.totalBytes),
+            directoryBytes: mapping.loadRelaxed(H.directoryBytes), capacity: mapping.layout.capacity,
+            scanning: scanning != 0 && Self.isAlive(scanning),
+            hitsReported: mapping.loadRelaxed(H.hitsReported), hitsSince: mapping.loadRelaxed(H.hitsSince),
+            keysEvicted: mapping.loadRelaxed(H.keysEvicted), bytesEvicted: mapping.loadRelaxed(H.bytesEvicted),
+            maxBytes: mapping.load(H.maxBytes), maxEntries: mapping.count(H.maxEntries),
+            fileSize: mapping.layout.fileSize
+        )
+    }
+
+    public struct Usage: Sendable {
+        public let entries: Int
+        /// The blocks the files take.
+        public let bytes: UInt64
+        /// The blocks the directories take, as the evictor last measured them.
+        public let directoryBytes: UInt64
+        public let capacity: Int
+        /// A start-up scan is filling the index: the bound waits for it.
+        public let scanning: Bool
+        public let hitsReported: UInt64
+        public let hitsSince: UInt64
+        public let keysEvicted: UInt64
+        public let bytesEvicted: UInt64
+        public let maxBytes: UInt64
+        public let maxEntries: Int
+        /// The index file's size, all of it allocated when it was made.
+        public let fileSize: Int
+
+        /// Everything the cache takes on disk: files, directories and the index.
+        public var diskBytes: UInt64 { bytes &+ directoryBytes &+ UInt64(fileSize) }
+    }
+
+    /// Every entry in use, with its path, taken under the lock.
+    public func entries() throws(ThumbError) -> [IndexEntryView] {
+        try withLock { mapping in
+            var views: [IndexEntryView] = []
+            for slot in 0..<mapping.slotsInUse {
+                let entry = mapping.entry(slot)
+                guard entry.state != .free, let path = mapping.path(slot), CacheFiles.isWellFormed(path) else { continue }
+                views.append(IndexEntryView(entry, path: path))
+            }
+            return views
+        }
+    }
+
+    /// Writes the bounds the serving thumbd enforces into the header, for `thumbd cache stats`.
+    public func publishBounds(maxBytes: UInt64, maxEntries: Int, lowWaterPercent: Int) throws(ThumbError) {
+        try withLock { mapping in
+            typealias H = IndexLayout.Header
+            mapping.store(maxBytes, at: H.maxBytes)
+            mapping.store(UInt64(maxEntries), at: H.maxEntries)
+            mapping.store(UInt64(lowWaterPercent), at: H.lowWaterPercent)
+        }
+    }
+
+    /// Marks the index as being filled by this process's scan (or done, with `false`).
+    public func setScanning(_ scanning: Bool) throws(ThumbError) {
+        try withLock { mapping in
+            mapping.store(UInt64(scanning ? pid : 0), at: IndexLayout.Header.scanningPID)
+        }
+    }
+
+    /// How many purges this index has seen, read without the lock.
+    public var purgeGeneration: UInt64 { current.load(IndexLayout.Header.purgeGeneration) }
+
+    public func notePurge() throws(ThumbError) {
+        try withLock { mapping in
+            mapping.store((mapping.load(IndexLayout.Header.purgeGeneration) as UInt64) &+ 1, at: IndexLayout.Header.purgeGeneration)
+        }
+    }
+
+    func noteDirectoryBytes(_ bytes: UInt64) {
+        current.storeRelaxed(bytes, at: IndexLayout.Header.directoryBytes)
+    }
+
+    func noteEviction(keys: Int, bytes: UInt64) {
+        let mapping = current
+        mapping.addRelaxed(UInt64(keys), at: IndexLayout.Header.keysEvicted)
+        mapping.addRelaxed(bytes, at: IndexLayout.Header.bytesEvicted)
+    }
+
+    // MARK: The lock
+
+    /// Runs `body` holding this process's lock and the file's. On the way in it follows a file
+    /// another process put in place, rebuilds one that was damaged, and repairs what a holder
+    /// that died half-way left.
+    func withLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
+        changes.lock()
+        defer { changes.unlock() }
+        var mapping = current
+        while true {
+            try mapping.lock()
+            let onDisk = IndexMapping.FileIdentity.of(path)
+            if onDisk != mapping.identity || !mapping.headerIsIntact {
+                let replacement: IndexMapping
+                do throws(ThumbError) {
+                    if onDisk != mapping.identity, let other = try IndexMapping.open(path) {
+                        replacement = other
+                    } else if mayRebuild {
+                        replacement = try rebuildLocked(replacing: mapping)
+                    } else {
+                        throw .internalFailure("the cache index \(path) is missing or damaged; a serving thumbd replaces it and scans the directory")
+                    }
+                } catch {
+                    mapping.unlock()
+                    throw error
+                }
+                mapping.unlock()
+                setCurrent(replacement)
+                mapping = replacement
+                continue
+            }
+            typealias H = IndexLayout.Header
+            let interrupted = (mapping.load(H.busyPID) as UInt64) != 0
+            if interrupted || !countsAreSaneLocked(mapping), !repairLocked(mapping, checkingEverySlot: !interrupted) {
+                scanWanted = true
+                rebuildHandler?()
+            }
+            mapping.store(UInt64(pid), at: H.busyPID)
+            defer {
+                mapping.store(UInt64(0), at: H.busyPID)
+                mapping.unlock()
+            }
+            return try body(mapping)
+        }
+    }
+
+    /// Puts an empty index in place of `old` (held locked by the caller) and asks for a scan.
+    @discardableResult
+    private func rebuildLocked(replacing old: IndexMapping) throws(ThumbError) -> IndexMapping {
+        let layout = old.headerIsIntact ? old.layout : wantedLayout
+        let fresh = try IndexMapping.create(path, layout: layout)
+        setCurrent(fresh)
+        scanWanted = true
+        rebuildHandler?()
+        return fresh
+    }
+
+    private func setCurrent(_ mapping: IndexMapping) {
+        currentLock.lock()
+        _current = mapping
+        currentLock.unlock()
+    }
+
+    /// Maps the file another process put in place of ours (it rebuilt a damaged index), so
+    /// hits are recorded in the index everyone uses; a no-op while ours is the one.
+    public func followReplacement() throws(ThumbError) {
+        guard IndexMapping.FileIdentity.of(path) != current.identity else { return }
+        try withLock { _ in }
+    }
+
+    /// Asks for a scan when the process filling the index died before it finished.
+    public func claimOrphanedScan() throws(ThumbError) {
+        let scanner = UInt32(truncatingIfNeeded: current.load(IndexLayout.Header.scanningPID) as UInt64)
+        guard scanner != 0, scanner != pid, !Self.isAlive(scanner) else { return }
+        try withLock { mapping in
+            mapping.store(UInt64(0), at: IndexLayout.Header.scanningPID)
+            scanWanted = true
+        }
+    }
+
+    /// Whether a process with this pid exists; a pid read from a damaged index may be anything.
+    static func isAlive(_ pid: UInt32) -> Bool {
+        guard let pid = pid_t(exactly: pid), pid > 0 else { return false }
+        return kill(pid, 0) == 0 || errno != ESRCH
+    }
+}
+
+/// An entry as callers outside the index see it.
+public struct IndexEntryView: Sendable {
+    public let path: String
+    public let keyHash: UInt64
+    public let sourceHash: UInt64
+    public let bytes: UInt64
+    public let created: UInt64
+    public let lastUsed: UInt64
+    public let isLink: Bool
+    public let isSettled: Bool
+
+    init(_ entry: IndexEntry, path: String) {
+        self.path = path
+        keyHash = entry.keyHash
+        sourceHash = entry.sourceHash
+        bytes = entry.bytes
+        created = entry.created
+        lastUsed = entry.lastUsed
+        isLink = entry.isLink
+        isSettled = entry.state == .used
+    }
+}

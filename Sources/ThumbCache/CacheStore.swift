@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbRequest
+import ThumbRuntime
+
+/// The cache directory. Files appear in it only by rename, so nginx never sees half a thumbnail;
+/// nothing but thumbnails lives in it, one fan-out directory deep (CachePath). Every file is
+/// counted in the index before it appears, so the index bounds what the directory holds.
+public struct CacheStore: Sendable {
+    public let index: CacheIndex
+    public var root: String { index.root }
+
+    public init(index: CacheIndex) {
+        self.index = index
+    }
+
+    public func absolute(_ path: CachePath) -> String { root + path.relative }
+
+    /// The thumbnail already stored for this request, if any, looked up as nginx would.
+    public func existing(for request: ThumbnailRequest, documentURI: String) -> CachePath? {
+        CachePath.candidates(signature: request.signature, documentURI: documentURI, naming: request.naming,
+                             format: request.options.format)
+            .first { FileSystem.isRegularFile(absolute($0)) }
+    }
+
+    /// Writes through a temp file in the target directory, made readable by nginx's workers and
+    /// marked with the thumbnail's identity, then counted in the index and renamed into place.
+    public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
+        let target = try directoryMade(for: path)
+        let temp = try FileSystem.makeTempFile(besides: target)
+        var open = true
+        do {
+            try FileSystem.writeAll(bytes, to: temp.fd)
+            StoredFileIdentity(key: key, sourceURL: sourceURL).mark(temp.fd)
+            // close releases the descriptor even when it reports an error: never close it twice,
+            // the number may already belong to another thread's file or socket.
+            open = false
+            try FileSystem.close(temp.fd)
+            try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: bytes.count)) {
+                () throws(ThumbError) in try FileSystem.rename(temp.path, to: target)
+            }
+        } catch {
+            if open { _ = Glibc.close(temp.fd) }
+            unlink(temp.path)
+            throw error
+        }
+    }
+
+    /// Where `request`'s URL has the thumbnail stored at `stored` (the same key, perhaps spelt
+    /// otherwise): its own name, made a link to that file when it is another name.
+    public func link(_ request: ThumbnailRequest, documentURI: String, to stored: CachePath) throws(ThumbError) -> CachePath {
+        let own = request.cachePath(documentURI: documentURI, format: stored.format)
+        try alias(own, to: stored, key: request.key, sourceURL: request.sourceURL)
+        return own
+    }
+
+    /// Makes a second URL of the same thumbnail a static file too, without a second copy:
+    /// a hard link, which appears whole or not at all, counted with the key's other files.
+    public func alias(_ path: CachePath, to existing: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
+        guard path != existing else { return }
+        let target = try directoryMade(for: path)
+        try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: 0, isLink: true)) {
+            () throws(ThumbError) in try FileSystem.link(absolute(existing), to: target)
+        }
+    }
+
+    /// Makes the fan-out directory of `path` (and its parent) if missing, and returns where its
+    /// file goes. A directory is never removed: there are at most 64 + 16 of them.
+    private func directoryMade(for path: CachePath) throws(ThumbError) -> String {
+        let target = absolute(path)
+        try FileSystem.createDirectories(forFile: target, below: root)
+        return target
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Logging
+import Synchronization
+import ThumbRuntime
+
+/// The cache's background work in a serving thumbd: the start-up scan (again whenever the index
+/// has to be rebuilt), reading nginx's hits, and eviction. None of it runs on a request's path.
+public final class CacheUpkeep: Sendable {
+    public let index: CacheIndex
+    private let scan: CacheScan
+    private let hits: HitLog
+    private let evictor: Evictor
+    private let logger: Logger
+    private let scanning = Mutex(false)
+    private let failures = FailureStreak()
+    /// Signalled by a store that takes the cache past a bound: eviction then runs at once, not at
+    /// the next round, so what the cache passes its bound by is what is stored meanwhile.
+    private let overBound = DispatchSemaphore(value: 0)
+    /// Set by the first store past a bound since the last round, so a burst of them wakes the
+    /// upkeep thread once, not once each.
+    private let wakeRequested = Atomic(false)
+
+    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
+        self.index = index
+        self.logger = logger
+        scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
+        let hitsPath = settings.hitsLogPath(root: index.root)
+        try HitLog.create(hitsPath)
+        hits = HitLog(path: hitsPath, index: index, logger: logger)
+        evictor = Evictor(index: index, settings: settings, logger: logger)
+        try index.publishBounds(maxBytes: settings.maxBytes, maxEntries: settings.maxEntries,
+                                lowWaterPercent: settings.lowWaterPercent)
+    }
+
+    public func start() {
+        index.onRebuild { [self] in
+            logger.warning("cache index was damaged or replaced; rebuilding it from the directory")
+            startScan()
+        }
+        index.onStored { [self] in
+            switch evictor.overrun {
+            case .within: break
+            case .past:
+                if !wakeRequested.exchange(true, ordering: .acquiringAndReleasing) { overBound.signal() }
+            // The upkeep thread has fallen behind (a machine busy with renders): the store that
+            // finds the cache half its low-water margin past the bound evicts itself.
+            case .farPast: keepUp()
+            }
+        }
+        startScan()
+        hits.start()
+        // Not in the background as the scan and the hits are: eviction keeps the bound.
+        NamedThread.start("thumbd-upkeep") { [self] in
+            while true {
+                wakeRequested.store(false, ordering: .releasing)
+                keepUp()
+                _ = overBound.wait(timeout: .now() + 0.2)
+            }
+        }
+    }
+
+    /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
+    /// dead process left, keep the bounds.
+    private func keepUp() {
+        do throws(ThumbError) {
+            try index.followReplacement()
+            try index.claimOrphanedScan()
+            try evictor.runOnce()
+            // After eviction: a scan that found the index full asks again once there is room.
+            if index.scanRequested { startScan() }
+            if failures.end() { logger.notice("cache upkeep works again") }
+        } catch {
+            // Logged when it starts failing, not a few times a second while it goes on.
+            logger.log(level: failures.begin() ? .error : .debug, "cache upkeep failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// One scan at a time, on a thread of its own; it fills the index when the index asks for
+    /// it. Later requests (a rebuild, a scan cut short) are taken up by the upkeep round.
+    private func startScan() {
+        guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
+        NamedThread.start("thumbd-scan") { [self] in
+            System.runInBackground()
+            do throws(ThumbError) {
+                try index.checkSlotsAfterStart()
+                try scan.run(fill: index.takeScanRequest())
+            } catch {
+                logger.error("cache scan failed", metadata: ["error": "\(error)"])
+            }
+            scanning.withLock { $0 = false }
+        }
+    }
+}

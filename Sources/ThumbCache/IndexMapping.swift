@@ -1,0 +1,246 @@
+import CSharedMemory
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbRuntime
+
+/// One mmap(MAP_SHARED) of the index file, and the file's lock. A mapping is never unmapped: a
+/// thread may still be reading it when another process replaces the file, and replacing (a
+/// rebuild) is rare, so keeping the old one costs nothing but address space.
+final class IndexMapping: @unchecked Sendable {
+    let fd: Int32
+    let base: UnsafeMutableRawPointer
+    let layout: IndexLayout
+    /// The file this mapping is of; when the path names another file, the mapping is stale.
+    let identity: FileIdentity
+
+    struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+
+        /// What `path` names now; nil when nothing does.
+        static func of(_ path: String) -> FileIdentity? {
+            var info = stat()
+            return stat(path, &info) == 0 ? FileIdentity(info) : nil
+        }
+    }
+
+    private init(fd: Int32, base: UnsafeMutableRawPointer, layout: IndexLayout, identity: FileIdentity) {
+        self.fd = fd
+        self.base = base
+        self.layout = layout
+        self.identity = identity
+    }
+
+    /// The index at `path`, or nil when there is none or it is not a valid index of this version
+    /// (wrong magic, version, checksum or size): the caller then makes a new one.
+    static func open(_ path: String) throws(ThumbError) -> IndexMapping? {
+        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw .internalFailure("open \(path): \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_size >= IndexLayout.headerSize else {
+            Glibc.close(fd)
+            return nil
+        }
+        guard let header = mmap(nil, IndexLayout.headerSize, PROT_READ, MAP_SHARED, fd, 0), header != MAP_FAILED else {
+            Glibc.close(fd)
+            return nil
+        }
+        let layout = Self.validLayout(header: header, fileSize: Int(info.st_size))
+        munmap(header, IndexLayout.headerSize)
+        guard let layout else {
+            Glibc.close(fd)
+            return nil
+        }
+        do throws(ThumbError) {
+            // A file copied sparse, or made before its space was reserved, gets its blocks now.
+            try reserve(fd: fd, bytes: layout.fileSize, path: path)
+        } catch {
+            Glibc.close(fd)
+            throw error
+        }
+        return try map(fd: fd, layout: layout, identity: FileIdentity(info), path: path)
+    }
+
+    /// A new, empty index, written beside `path` and renamed over it, so another process sees
+    /// either the old file or the whole new one.
+    static func create(_ path: String, layout: IndexLayout) throws(ThumbError) -> IndexMapping {
+        let temp = "\(path).new-\(getpid())"
+        unlink(temp)  // left by a process of this pid that died making it
+        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        do throws(ThumbError) {
+            try reserve(fd: fd, bytes: layout.fileSize, path: path)
+            guard fstat(fd, &info) == 0 else { throw .internalFailure("stat \(temp): \(String(cString: strerror(errno)))") }
+        } catch {
+            Glibc.close(fd)
+            unlink(temp)
+            throw error
+        }
+        let mapping: IndexMapping
+        do throws(ThumbError) {
+            mapping = try map(fd: fd, layout: layout, identity: FileIdentity(info), path: temp)
+        } catch {
+            unlink(temp)
+            throw error
+        }
+        mapping.writeHeader()
+        guard rename(temp, path) == 0 else {
+            let error = ThumbError.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
+            unlink(temp)
+            throw error
+        }
+        return mapping
+    }
+
+    /// Gives the file its blocks: a mapping whose pages have none faults with SIGBUS when the disk
+    /// is full, which would take thumbd down instead of failing a store.
+    private static func reserve(fd: Int32, bytes: Int, path: String) throws(ThumbError) {
+        let result = posix_fallocate(fd, 0, off_t(bytes))
+        guard result == 0 else {
+            throw .internalFailure("cannot reserve \(bytes) bytes for the cache index \(path): \(String(cString: strerror(result)))"
+                + (result == ENOSPC ? " (free space, or lower THUMBD_CACHE_MAX_ENTRIES, which sizes the index)" : ""))
+        }
+    }
+
+    private static func map(fd: Int32, layout: IndexLayout, identity: FileIdentity, path: String) throws(ThumbError) -> IndexMapping {
+        guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
+            let error = ThumbError.internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
+            Glibc.close(fd)
+            throw error
+        }
+        return IndexMapping(fd: fd, base: base, layout: layout, identity: identity)
+    }
+
+    private static func validLayout(header: UnsafeMutableRawPointer, fileSize: Int) -> IndexLayout? {
+        typealias H = IndexLayout.Header
+        guard header.load(fromByteOffset: H.magic, as: UInt64.self) == IndexLayout.magic,
+              header.load(fromByteOffset: H.version, as: UInt32.self) == IndexLayout.version,
+              header.load(fromByteOffset: H.checksum, as: UInt32.self) == headerChecksum(header) else { return nil }
+        let capacity = header.load(fromByteOffset: H.capacity, as: UInt64.self)
+        let tableSize = header.load(fromByteOffset: H.tableSize, as: UInt64.self)
+        guard capacity > 0, capacity < 1 << 31, tableSize >= 2 * capacity, tableSize < 1 << 32,
+              tableSize & (tableSize - 1) == 0 else { return nil }
+        let layout = IndexLayout(capacity: Int(capacity), tableSize: Int(tableSize))
+        return layout.fileSize == fileSize ? layout : nil
+    }
+
+    private static func headerChecksum(_ header: UnsafeRawPointer) -> UInt32 {
+        typealias H = IndexLayout.Header
+        return FNV1a.hash32(UnsafeRawBufferPointer(start: header, count: H.checksum))
+            ^ FNV1a.hash32(UnsafeRawBufferPointer(start: header + H.capacity, count: H.checkedEnd - H.capacity)) &* 0x9e37_79b1
+    }
+
+    private func writeHeader() {
+        typealias H = IndexLayout.Header
+        store(IndexLayout.magic, at: H.magic)
+        store(IndexLayout.version, at: H.version)
+        store(UInt64(layout.capacity), at: H.capacity)
+        store(UInt64(layout.tableSize), at: H.tableSize)
+        store(Clock.milliseconds(), at: H.createdAt)
+        store(Self.headerChecksum(base), at: H.checksum)
+        store(Clock.milliseconds(), at: H.hitsSince)
+        // Empty until its maker's scan has counted the directory; the bound waits for it.
+        store(UInt64(getpid()), at: H.scanningPID)
+    }
+
+    /// False once something overwrote the fixed part of the header.
+    var headerIsIntact: Bool {
+        typealias H = IndexLayout.Header
+        return load(H.magic) == IndexLayout.magic && (load(H.version) as UInt32) == IndexLayout.version
+            && (load(H.checksum) as UInt32) == Self.headerChecksum(base)
+            && load(H.capacity) == UInt64(layout.capacity) && load(H.tableSize) == UInt64(layout.tableSize)
+
+    }
+
+    // MARK: Memory
+
+    func load<T: FixedWidthInteger>(_ offset: Int) -> T {
+        base.load(fromByteOffset: offset, as: T.self)
+    }
+
+    func store<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        base.storeBytes(of: value, toByteOffset: offset, as: T.self)
+    }
+
+    /// A header count as an Int. Everything read from the file may be garbage (a damaged index
+    /// is noticed only at the next lock), so no conversion may trap: this one clamps.
+    func count(_ offset: Int) -> Int {
+        Int(min(load(offset) as UInt64, UInt64(Int32.max)))
+    }
+
+    /// The slots ever used, all below this mark. Walks stop at it, so a sparse index's untouched
+    /// pages stay out of memory (every process maps the whole file).
+    var slotsInUse: Int {
+        min(count(IndexLayout.Header.slotsInUse), layout.capacity)
+    }
+
+    /// For the fields written without the lock (last use, hit counters).
+    func loadRelaxed(_ offset: Int) -> UInt64 {
+        cshm_load_relaxed((base + offset).assumingMemoryBound(to: UInt64.self))
+    }
+
+    func storeRelaxed(_ value: UInt64, at offset: Int) {
+        cshm_store_relaxed((base + offset).assumingMemoryBound(to: UInt64.self), value)
+    }
+
+    func addRelaxed(_ value: UInt64, at offset: Int) {
+        _ = cshm_add_relaxed((base + offset).assumingMemoryBound(to: UInt64.self), value)
+    }
+
+    /// The path in a slot; nil when its length is out of bounds (a damaged slot).
+    func path(_ slot: Int) -> String? {
+        let count = Int(load(layout.slotOffset(slot) + IndexLayout.Slot.pathLength) as UInt8)
+        guard count > 0, count <= IndexLayout.Slot.pathCapacity else { return nil }
+        return String(decoding: pathBytes(slot, count: count), as: UTF8.self)
+    }
+
+    func pathBytesEqual(_ slot: Int, _ path: String) -> Bool {
+        let count = Int(load(layout.slotOffset(slot) + IndexLayout.Slot.pathLength) as UInt8)
+        guard count == path.utf8.count, count <= IndexLayout.Slot.pathCapacity else { return false }
+        return path.utf8.elementsEqual(pathBytes(slot, count: count))
+    }
+
+    private func pathBytes(_ slot: Int, count: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: base + layout.slotOffset(slot) + IndexLayout.Slot.path, count: count)
+    }
+
+    func table(_ position: Int) -> UInt32 {
+        load(layout.tableOffset + position * 4)
+    }
+
+    func setTable(_ position: Int, _ value: UInt32) {
+        store(value, at: layout.tableOffset + position * 4)
+    }
+
+    // MARK: Lock
+
+    /// Blocks until this process holds the file's lock. The kernel drops it if the process dies,
+    /// so a crash cannot leave it held.
+    func lock() throws(ThumbError) {
+        while cshm_lock_byte(fd, 0, 1) != 0 {
+            guard errno == EINTR else { throw .internalFailure("lock index: \(String(cString: strerror(errno)))") }
+        }
+    }
+
+    func unlock() {
+        _ = cshm_unlock_byte(fd, 0)
+    }
+}
+
+public enum Clock {
+    public static func milliseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+    }
+}

@@ -1,8 +1,0 @@
-/// Turns the pixels upright by the EXIF orientation (`auto_rotate`, on by default), so the tag
-/// can be dropped.
-struct AutoOrient: PreparationStep {
-    func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError) {
-        guard options.autoRotate else { return }
-        try image.autoOrient()
-    }
-}

@@ -1,0 +1,106 @@
+import CMagickWand
+import CWebP
+import ThumbRuntime
+
+/// Animated WebP goes through libwebp's animation API both ways. ImageMagick 6 reads the frames
+/// without their blend mode (a frame meant to replace its rectangle is drawn over it), and
+/// writes each frame with the next one's delay, no loop count, and a play-once animation as a
+/// still picture.
+extension MagickImage {
+    /// Decodes the first `frames` frames of an animated WebP, each the whole canvas as libwebp
+    /// composes it, with its delay and the loop count. Returns false, having read nothing, for a
+    /// still WebP.
+    func readAnimatedWebP(_ bytes: [UInt8], frames: Int) throws(ThumbError) -> Bool {
+        var features = WebPBitstreamFeatures()
+        let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
+        guard status == VP8_STATUS_OK else {
+            throw .unprocessable("cannot decode image: WebP status \(status.rawValue)")
+        }
+        guard features.has_animation != 0 else { return false }
+        var options = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else {
+            throw .internalFailure("libwebp: wrong demuxer version")
+        }
+        options.color_mode = MODE_RGBA
+        // The decoder keeps pointers into the bytes: they are borrowed for the whole decode.
+        let failure: ThumbError? = bytes.withUnsafeBufferPointer { buffer in
+            var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+            guard let decoder = WebPAnimDecoderNew(&data, &options) else {
+                return .unprocessable("cannot decode image: not a complete animated WebP")
+            }
+            defer { WebPAnimDecoderDelete(decoder) }
+            var info = WebPAnimInfo()
+            guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else {
+                return .unprocessable("cannot decode image: WebP animation")
+            }
+            var previous: Int32 = 0
+            for _ in 0..<min(frames, Int(info.frame_count)) {
+                var pixels: UnsafeMutablePointer<UInt8>?
+                var timestamp: Int32 = 0
+                guard WebPAnimDecoderGetNext(decoder, &pixels, &timestamp) != 0, let pixels else {
+                    return .unprocessable("cannot decode image: a WebP frame is corrupt")
+                }
+                let constituted = MagickConstituteImage(wand, Int(info.canvas_width), Int(info.canvas_height), "RGBA",
+                                                        CharPixel, pixels)
+                guard constituted == MagickTrue else { return .unprocessable("cannot decode image: WebP frame") }
+                MagickSetImageTicksPerSecond(wand, 1000)
+                MagickSetImageDelay(wand, Int(timestamp - previous))
+                MagickSetImageIterations(wand, Int(info.loop_count))
+                // Each frame is the whole canvas: cleared after it is shown, the next replaces it.
+                MagickSetImageDispose(wand, BackgroundDispose)
+                copyProfiles(from: WebPAnimDecoderGetDemuxer(decoder))
+                previous = timestamp
+            }
+            return nil
+        }
+        if let failure { throw failure }
+        return true
+    }
+
+    /// Encodes every frame (each a whole picture of the same size: coalesced) at `quality`,
+    /// lossless at 100 as ImageMagick writes WebP, with its delay and the loop count.
+    func encodeAnimatedWebP(quality: Int) throws(ThumbError) -> [UInt8] {
+        var options = WebPAnimEncoderOptions()
+        var config = WebPConfig()
+        guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigInit(&config) != 0 else {
+            throw .internalFailure("libwebp: wrong encoder version")
+        }
+        MagickSetFirstIterator(wand)
+        options.anim_params.loop_count = Int32(clamping: MagickGetImageIterations(wand))
+        config.quality = Float(quality)
+        config.lossless = quality >= 100 ? 1 : 0
+        guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
+            throw .internalFailure("libwebp: cannot start an animation")
+        }
+        defer { WebPAnimEncoderDelete(encoder) }
+        let failed = { ThumbError.internalFailure("libwebp: \(String(cString: WebPAnimEncoderGetError(encoder)))") }
+        var timestamp: Int32 = 0
+        try forEachFrame { () throws(ThumbError) in
+            let (width, height) = (self.width, self.height)
+            var rgba = [UInt8](repeating: 0, count: width * height * 4)
+            try check(MagickExportImagePixels(wand, 0, 0, width, height, "RGBA", CharPixel, &rgba),
+                      or: { .internalFailure("export: \($0)") })
+            var picture = WebPPicture()
+            guard WebPPictureInit(&picture) != 0 else { throw .internalFailure("libwebp: wrong encoder version") }
+            defer { WebPPictureFree(&picture) }
+            (picture.width, picture.height, picture.use_argb) = (Int32(width), Int32(height), 1)
+            guard WebPPictureImportRGBA(&picture, rgba, Int32(width * 4)) != 0,
+                  WebPAnimEncoderAdd(encoder, &picture, timestamp, &config) != 0 else { throw failed() }
+            timestamp += Int32(clamping: delayMilliseconds)
+        }
+        // The last frame lasts until this end.
+        var data = WebPData()
+        guard WebPAnimEncoderAdd(encoder, nil, timestamp, nil) != 0, WebPAnimEncoderAssemble(encoder, &data) != 0 else {
+            throw failed()
+        }
+        defer { WebPDataClear(&data) }
+        return Array(UnsafeBufferPointer(start: data.bytes, count: data.size))
+    }
+
+    /// The current frame's delay. Browsers show a delay of 10 ms or less as 100 ms (and libwebp
+    /// takes no frame of 0 ms): written so, it plays as it did.
+    private var delayMilliseconds: Int {
+        let milliseconds = MagickGetImageDelay(wand) * 1000 / max(1, MagickGetImageTicksPerSecond(wand))
+        return milliseconds <= 10 ? 100 : milliseconds
+    }
+}

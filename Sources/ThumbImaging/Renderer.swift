@@ -1,0 +1,254 @@
+import CMagickWand
+import ThumbRequest
+import ThumbRuntime
+
+/// Turns source bytes into thumbnail bytes with MagickWand, on the calling thread: ping the
+/// header and refuse floods, plan the geometry, decode with a shrink-on-load hint, run the
+/// steps in imgproxy's order, encode.
+public struct Renderer: Sendable {
+    public struct Configuration: Sendable {
+        /// imgproxy's max_src_resolution, in pixels (50 megapixels).
+        public var maxSourcePixels = 50_000_000
+        /// Let libjpeg decode at a reduced scale when the thumbnail is much smaller (off only
+        /// to measure what it saves).
+        public var shrinkOnLoad = true
+        /// imgproxy's max_animation_frames: 1 renders the first frame of an animation only;
+        /// above 1, animations with up to this many frames stay animated.
+        public var maxAnimationFrames = 1
+        /// The image `watermark` draws (imgproxy's WATERMARK_PATH); nil: `wm` does nothing.
+        public var watermark: [UInt8]?
+        /// Seconds a render may take (decode to encode); past it, 422 and the key is free again.
+        public var maxRenderSeconds = 10.0
+        /// The formats thumbd decodes (SOURCE_FORMATS). HEIC (libheif with libde265) and TIFF
+        /// (libtiff) are off unless named: rare as web sources, their decoders have a long record
+        /// of memory-safety bugs, and a decoder that crashes takes every request in flight with it.
+        public var sourceFormats = SourceFormat.enabledByDefault
+
+        public init() {}
+    }
+
+    public struct Rendered: Sendable {
+        public let bytes: [UInt8]
+        public let format: ImageFormat
+        public let width: Int
+        public let height: Int
+    }
+
+    /// Before the geometry: what changes the source's colours, orientation or size.
+    static let preparation: [any PreparationStep] = [
+        ConvertToSRGB(),
+        AutoOrient(),
+        RotateAndFlip(),
+        TrimBorders(),
+    ]
+
+    /// The render proper, in imgproxy's order. A new feature is a step and a line here.
+    static let pipeline: [any RenderStep] = [
+        CropSource(),
+        Scale(),
+        CropResult(),
+        Filters(),
+        Extend(),
+        Pad(),
+        FlattenAlpha(),
+        DrawWatermark(),
+        StripMetadata(),
+    ]
+
+    public let configuration: Configuration
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
+        guard configuration.sourceFormats.contains(sourceFormat) else {
+            throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources are not enabled (SOURCE_FORMATS)")
+        }
+        let deadline = RenderDeadline(seconds: configuration.maxRenderSeconds)
+        do throws(ThumbError) {
+            return try render(source, sourceFormat: sourceFormat, options: options, deadline: deadline)
+        } catch {
+            // An operation the monitor stopped fails with ImageMagick's own message; say why.
+            throw deadline.expired ? deadline.error : error
+        }
+    }
+
+    private func render(_ original: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
+                        deadline: RenderDeadline) throws(ThumbError) -> Rendered {
+        let source = sourceFormat == .png ? PNGCompressedText.stripped(original) ?? original : original
+        let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
+        let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
+        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels, maxFrames: maxFrames)
+        let upright = Self.uprightSize(header, options: options)
+        let format = options.format ?? sourceFormat.defaultOutput
+        // Trimming changes the size the geometry starts from, so its plan waits for the pixels.
+        var plan = options.trim == nil ? ResizePlan(sourceWidth: upright.width, sourceHeight: upright.height, options: options) : nil
+
+        let image = MagickImage()
+        image.watch(deadline)
+        var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
+        if header.transposed { hint = hint.map { ($0.height, $0.width) } }
+        let animated = header.frames > 1 && maxFrames > 1 && format.supportsAnimation
+        let window = sourceFormat == .webp && hint != nil ? plan.flatMap { Self.decoderWindow(plan: $0, source: upright, options: options) } : nil
+        let cut = try Self.decode(source, format: sourceFormat, header: header, hint: hint, window: window, animated: animated, into: image)
+        if cut { plan = plan?.afterDecoderCut() }
+        try image.forEachFrame { () throws(ThumbError) in
+            for step in Self.preparation {
+                if deadline.isPast { throw deadline.error }
+                try step.apply(to: image, options: options)
+            }
+        }
+        let resolved = plan ?? ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: options)
+        plan = resolved
+        if let limit = options.maxResultDimension, max(resolved.outputWidth, resolved.outputHeight) > limit {
+            throw .unprocessable("result would be \(resolved.outputWidth)x\(resolved.outputHeight), over max_result_dimension \(limit)")
+        }
+        let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
+        let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
+                                    watermark: configuration.watermark)
+        try image.forEachFrame { () throws(ThumbError) in
+            for step in Self.pipeline {
+                if deadline.isPast { throw deadline.error }
+                try step.apply(to: image, in: context)
+            }
+        }
+        let bytes = try Self.encode(image, as: format, options: options)
+        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height)
+    }
+
+    struct Header {
+        let width: Int
+        let height: Int
+        let frames: Int
+        /// EXIF orientations 5 to 8 swap width and height.
+        let transposed: Bool
+        /// ImageMagick's reading of the header (nil for WebP): its profiles and orientation.
+        let pinged: MagickImage?
+    }
+
+    /// Reads only the headers, and refuses a pixel flood or too long an animation before a
+    /// single pixel is decoded. Every frame is checked, not only the first: a later one may be
+    /// far larger, and an animation decodes them all. An animation's budget is its pixels over
+    /// all frames. The size is the first frame's, or its canvas's where frames are drawn on one.
+    static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
+        typealias Size = (width: Int, height: Int)
+        // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.
+        let (frames, orientation): ([(seen: Size, decoded: Size)], OrientationType)
+        var pinged: MagickImage?
+        if format == .webp {
+            // ImageMagick reads no orientation from a WebP either; libwebp keeps frames inside the canvas.
+            let header = try WebPHeader(source)
+            let canvas = (width: header.width, height: header.height)
+            (frames, orientation) = (Array(repeating: (canvas, canvas), count: max(1, header.frames)), UndefinedOrientation)
+        } else {
+            let header = MagickImage()
+            try header.ping(source)
+            frames = header.frameSizes.map { frame in
+                guard format.drawsFramesOnCanvas else { return (frame.size, frame.size) }
+                let canvasIsLarger = frame.canvas.width * frame.canvas.height > frame.size.width * frame.size.height
+                return (frame.canvas, canvasIsLarger ? frame.canvas : frame.size)
+            }
+            orientation = header.orientation
+            pinged = header
+        }
+        guard let first = frames.first?.seen, frames.allSatisfy({ $0.seen.width > 0 && $0.seen.height > 0 }) else {
+            throw .unprocessable("image has no pixels")
+        }
+        if maxFrames > 1, frames.count > maxFrames {
+            throw .unprocessable("animation has \(frames.count) frames, over the limit of \(maxFrames)")
+        }
+        for (index, frame) in frames.enumerated() where frame.decoded.width * frame.decoded.height > maxPixels {
+            let what = frames.count > 1 ? "frame \(index + 1) of \(frames.count)" : "image"
+            throw .unprocessable("\(what) is \(frame.decoded.width)x\(frame.decoded.height), over the limit of \(maxPixels) pixels")
+        }
+        let pixels = frames.map { $0.decoded.width * $0.decoded.height }
+        let decoded = maxFrames > 1 ? pixels.reduce(0, +) : pixels[0]
+        guard decoded <= maxPixels else {
+            throw .unprocessable("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
+        }
+        return Header(width: first.width, height: first.height, frames: frames.count, transposed: isTransposed(orientation),
+                      pinged: pinged)
+    }
+
+    /// Decodes every frame when `animated`, else the first, each the whole canvas a viewer sees:
+    /// an animated WebP by libwebp's animation decoder; else at the smallest size the hint allows
+    /// (a progressive JPEG at 1/8 from its DC scans alone, else libjpeg scaling by the DCT;
+    /// libwebp's rescaler; a PNG averaged in squares as libpng decodes it); else ImageMagick
+    /// reads the whole file.
+    /// A still WebP is cut to `window` while it decodes, if one is given: returns true then.
+    static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
+                       window: (rect: PixelRect, size: (width: Int, height: Int))?, animated: Bool,
+                       into image: MagickImage) throws(ThumbError) -> Bool {
+        if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return false }
+        if let hint {
+            switch format {
+            case .jpeg:
+                if let pinged = header.pinged, image.readProgressiveJPEGAtEighth(source, header: pinged, hint: hint) { return false }
+                image.setOption("jpeg:size", "\(hint.width)x\(hint.height)")
+            case .webp:
+                if try image.readWebP(source, window: window?.rect, scaledFor: window?.size ?? hint) { return window != nil }
+            case .png:
+                if let pinged = header.pinged, image.readPNG(source, header: pinged, scaledFor: hint) { return false }
+            default:
+                break
+            }
+        }
+        if animated { try image.read(source) } else { try image.readFirstFrame(source) }
+        if animated || format.drawsFramesOnCanvas { try image.coalesce() }
+        return false
+    }
+
+    /// The part of the source a decoder that cuts (libwebp) needs to read, and the size it is to
+    /// be scaled to, when the result is a window the geometry alone fixes and nothing turns the
+    /// source before the cut. Whole pixels around the window, its origin even: libwebp cuts its
+    /// half-resolution chroma at even offsets (and would move an odd origin itself).
+    static func decoderWindow(plan: ResizePlan, source: (width: Int, height: Int),
+                              options: ProcessingOptions) -> (rect: PixelRect, size: (width: Int, height: Int))? {
+        guard options.rotate == 0, !options.flipHorizontal, !options.flipVertical,
+              let window = plan.sourceWindow(width: source.width, height: source.height),
+              let result = plan.resultCrop else { return nil }
+        let left = Int(window.x.rounded(.down)) & ~1
+        let top = Int(window.y.rounded(.down)) & ~1
+        let right = min(source.width, Int((window.x + window.width).rounded(.up)))
+        let bottom = min(source.height, Int((window.y + window.height).rounded(.up)))
+        guard right > left, bottom > top else { return nil }
+        return (PixelRect(x: left, y: top, width: right - left, height: bottom - top), (result.width, result.height))
+    }
+
+    /// The size the viewer sees: after EXIF orientation (when applied) and `rotate`.
+    static func uprightSize(_ header: Header, options: ProcessingOptions) -> (width: Int, height: Int) {
+        var size = (width: header.width, height: header.height)
+        if header.transposed && options.autoRotate { size = (size.height, size.width) }
+        if options.rotate == 90 || options.rotate == 270 { size = (size.height, size.width) }
+        return size
+    }
+
+    /// Encodes at the asked quality; with `max_bytes`, lowers the quality of lossy formats in
+    /// steps until the result fits (or the quality reaches 10, as imgproxy stops there).
+    static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
+        var quality = options.effectiveQuality(for: format)
+        var bytes = try image.encode(as: format, quality: quality)
+        let lossy = format == .jpeg || format == .webp || format == .avif
+        while options.maxBytes > 0, bytes.count > options.maxBytes, lossy, quality > 10 {
+            quality = max(10, quality - 10)
+            bytes = try image.encode(as: format, quality: quality)
+        }
+        return bytes
+    }
+
+    /// libjpeg can decode at 1/2, 1/4 or 1/8 scale while reading. That only pays when the
+    /// scaled size is well below the source; near full size the hint costs without saving.
+    /// With a crop before the scale, the hint is for the whole source at the same scale.
+    static func shrinkOnLoadHint(plan: ResizePlan, source: (width: Int, height: Int)) -> (width: Int, height: Int)? {
+        let base = plan.sourceCrop.map { (width: $0.width, height: $0.height) } ?? source
+        let scale = max(Double(plan.scaledWidth) / Double(base.width), Double(plan.scaledHeight) / Double(base.height))
+        guard scale * 3 <= 1 else { return nil }
+        guard plan.sourceCrop != nil else { return (plan.scaledWidth, plan.scaledHeight) }
+        return (max(1, Int((Double(source.width) * scale).rounded(.up))), max(1, Int((Double(source.height) * scale).rounded(.up))))
+    }
+
+    static func isTransposed(_ orientation: OrientationType) -> Bool {
+        [LeftTopOrientation, RightTopOrientation, RightBottomOrientation, LeftBottomOrientation].contains(orientation)
+    }
+}

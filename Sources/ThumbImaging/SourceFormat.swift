@@ -1,0 +1,23 @@
+import ThumbRequest
+
+/// A format thumbd reads: the five it also writes, and raster formats ImageMagick reads safely
+/// under thumbd's policy (HEIC, TIFF, BMP). Known by the first bytes, never by name or header.
+public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
+    case jpeg, png, gif, webp, avif, heic, tiff, bmp
+
+    /// Every format but HEIC and TIFF, whose decoders thumbd runs only when told to.
+    public static let enabledByDefault: Set<SourceFormat> = [.jpeg, .png, .gif, .webp, .avif, .bmp]
+
+    /// The format written when the URL names none: the same where thumbd writes it, else JPEG
+    /// (transparency, if any, flattened onto the background).
+    public var defaultOutput: ImageFormat {
+        ImageFormat(rawValue: rawValue) ?? .jpeg
+    }
+
+    /// The output format that is this very format, for `skip_processing`.
+    public var asOutput: ImageFormat? { ImageFormat(rawValue: rawValue) }
+
+    /// GIF and WebP draw each frame on a canvas of the file's size, at an offset: a frame may
+    /// cover only the part that changed, and the canvas is the picture a viewer sees.
+    var drawsFramesOnCanvas: Bool { self == .gif || self == .webp }
+}

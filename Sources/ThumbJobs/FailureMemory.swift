@@ -1,0 +1,43 @@
+import Dispatch
+import ThumbRuntime
+
+/// Failed sources, remembered for a short time, so a missing or broken source is not fetched
+/// again on every request: missing ones (404) longer than failing ones (5xx, timeouts), which
+/// may recover soon.
+public actor FailureMemory {
+    public struct Lifetimes: Sendable {
+        public var notFound: Double = 30
+        public var failure: Double = 5
+
+        public init() {}
+    }
+
+    private var failures: [String: (error: ThumbError, until: UInt64)] = [:]
+    private let lifetimes: Lifetimes
+
+    public init(lifetimes: Lifetimes) {
+        self.lifetimes = lifetimes
+    }
+
+    public func failure(for url: String) -> ThumbError? {
+        guard let remembered = failures[url] else { return nil }
+        guard remembered.until > DispatchTime.now().uptimeNanoseconds else {
+            failures[url] = nil
+            return nil
+        }
+        return remembered.error
+    }
+
+    /// Overload and internal failures say nothing about the source and are not remembered.
+    public func remember(_ error: ThumbError, for url: String) {
+        let seconds: Double
+        switch error {
+        case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
+        case .originFailed, .originTimeout: seconds = lifetimes.failure
+        case .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
+        }
+        guard seconds > 0 else { return }
+        if failures.count > 100_000 { failures.removeAll() }  // a flood of distinct failures; start over
+        failures[url] = (error, DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9))
+    }
+}

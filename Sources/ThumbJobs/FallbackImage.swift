@@ -1,0 +1,60 @@
+import ThumbFetch
+import ThumbImaging
+import ThumbRuntime
+
+/// imgproxy's fallback image: what a request gets, rendered with its own options, when its
+/// source cannot be fetched or decoded. Never stored, and cached by clients only briefly, so
+/// that nginx keeps asking thumbd and the real thumbnail appears once the origin recovers.
+public struct FallbackImage: Sendable {
+    public let bytes: [UInt8]
+    public let format: SourceFormat
+    /// The status it is answered with (imgproxy's FALLBACK_IMAGE_HTTP_CODE).
+    public let status: Int
+    /// Seconds clients and CDNs may keep it (imgproxy's FALLBACK_IMAGE_TTL).
+    public let maxAge: Int
+
+    public init(bytes: [UInt8], format: SourceFormat, status: Int, maxAge: Int) {
+        self.bytes = bytes
+        self.format = format
+        self.status = status
+        self.maxAge = maxAge
+    }
+
+    /// Where it comes from and how it is answered, as configured: the bytes are read at start,
+    /// a URL is fetched at start.
+    public struct Settings: Sendable {
+        public var image: [UInt8]?
+        public var url: String?
+        public var status = 200
+        public var maxAge = 60
+
+        public init() {}
+
+        /// The image, read or fetched now (once, at start, through the origin guard like any
+        /// source); nil when none is configured.
+        public func load(fetcher: OriginFetcher) throws(ThumbError) -> FallbackImage? {
+            let bytes: [UInt8]
+            if let image {
+                bytes = image
+            } else if let url {
+                bytes = try fetcher.fetch(url).body
+            } else {
+                return nil
+            }
+            guard let format = ContentSniffer.format(of: bytes) else {
+                throw .unprocessable("the fallback image is not a \(ContentSniffer.readableNames) image")
+            }
+            return FallbackImage(bytes: bytes, format: format, status: status, maxAge: maxAge)
+        }
+    }
+}
+
+extension ThumbError {
+    /// The source failed, not the request: a broken, missing or refused original, or its origin.
+    var fallsBack: Bool {
+        switch self {
+        case .sourceNotFound, .sourceTooLarge, .unprocessable, .originFailed, .originTimeout: true
+        case .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ThumbFetch
+import ThumbImaging
+import ThumbRuntime
+
+/// The first stage of a job: the source's bytes. Different thumbnails of one source share it:
+/// failures are remembered for a while, recent originals are kept in memory, and concurrent
+/// requests for one source wait for one fetch, which runs on the fetch pool within the per-host
+/// limit.
+public struct SourceStage: Sendable {
+    public typealias SourceOutcome = Result<FetchedSource, ThumbError>
+
+    public let fetcher: OriginFetcher
+    /// nil when `local://` sources are off.
+    public let localReader: LocalFileReader?
+    public let pool: BlockingPool
+    public let hosts: HostLimiter
+    public let recent: RecentSources
+    public let failures: FailureMemory
+    public let coalescer = Coalescer<String, SourceOutcome, Never>()
+    public let metrics: Metrics
+
+    public init(fetcher: OriginFetcher, localReader: LocalFileReader?, pool: BlockingPool, hosts: HostLimiter,
+                recent: RecentSources, failures: FailureMemory, metrics: Metrics) {
+        self.fetcher = fetcher
+        self.localReader = localReader
+        self.pool = pool
+        self.hosts = hosts
+        self.recent = recent
+        self.failures = failures
+        self.metrics = metrics
+    }
+
+    public func source(for url: String) async -> SourceOutcome {
+        let stage = self
+        // The memories are asked inside the job: a request that came an instant after a job for
+        // the URL ended joins none, and its own job finds that job's source (or failure) there
+        // instead of fetching it again.
+        return await coalescer.outcome(for: url) { _ in (await stage.rememberedOrFetched(url), nil) }
+    }
+
+    private func rememberedOrFetched(_ url: String) async -> SourceOutcome {
+        if let failure = await failures.failure(for: url) {
+            metrics.increment(.failureMemoryHits)
+            return .failure(failure)
+        }
+        if let source = await recent.source(for: url) {
+            metrics.increment(.sourceMemoryHits)
+            return .success(source)
+        }
+        let outcome = await fetch(url)
+        switch outcome {
+        case .success(let source): await recent.keep(source, for: url)
+        case .failure(let error): await failures.remember(error, for: url)
+        }
+        return outcome
+    }
+
+    private func fetch(_ url: String) async -> SourceOutcome {
+        let bytes = LocalFileReader.isLocal(url) ? await readLocal(url) : await download(url)
+        return bytes.flatMap { response in
+            guard let format = ContentSniffer.format(of: response.body) else {
+                let declared = response.contentType ?? "no content type"
+                return .failure(.unprocessable("source is not a \(ContentSniffer.readableNames) image (\(declared))"))
+            }
+            return .success(FetchedSource(bytes: response.body, format: format))
+        }
+    }
+
+    /// Holds a slot of the source's host for the length of the transfer, not of the decode.
+    private func download(_ url: String) async -> Result<OriginFetcher.Response, ThumbError> {
+        let host = OriginFetcher.host(of: url)
+        do throws(ThumbError) {
+            try await hosts.acquire(host)
+        } catch {
+            return .failure(error)
+        }
+        metrics.increment(.originFetches)
+        let fetcher = self.fetcher
+        let started = ContinuousClock.now
+        let response = await pool.runCatching { () throws(ThumbError) in try fetcher.fetch(url) }
+        metrics.record(.fetch, (try? response.get()) == nil ? .error : .ok, .now - started)
+        await hosts.release(host)
+        return response
+    }
+
+    private func readLocal(_ url: String) async -> Result<OriginFetcher.Response, ThumbError> {
+        guard let reader = localReader else { return .failure(LocalFileReader.notEnabled) }
+        return await pool.runCatching { () throws(ThumbError) in
+            OriginFetcher.Response(body: try reader.read(url), contentType: nil)
+        }
+    }
+}

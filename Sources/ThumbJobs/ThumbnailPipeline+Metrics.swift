@@ -1,0 +1,26 @@
+import ThumbRuntime
+
+/// What the pipeline tells a scrape: the counters kept elsewhere (the coalescers, the shared
+/// cache index) and the levels read now, in Prometheus' text format. The server asks for this;
+/// it need not know where each figure is kept.
+extension ThumbnailPipeline {
+    public func scrapeMetrics() -> String {
+        let hosts = sources.hosts
+        let recent = sources.recent
+        let sourceStage = BlockingBridge.wait(timeout: 5) { (await hosts.waitingCount, await recent.heldBytes) }
+        let cache = store.index.usage
+        let mirrored: [Metrics.Mirrored: Int] = [
+            .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
+            .thumbnailJobs: coalescer.jobsStarted, .thumbnailRequestsJoined: coalescer.requestsJoined,
+            .sourceJobs: sources.coalescer.jobsStarted, .sourceRequestsJoined: sources.coalescer.requestsJoined,
+        ]
+        var levels: [Metrics.Level: Int] = [
+            .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
+            .fetchQueueLength: sources.pool.queued, .renderQueueLength: renderPool.queued,
+        ]
+        if let (waitingForHost, heldSourceBytes) = sourceStage {
+            levels.merge([.fetchesWaitingForHost: waitingForHost, .sourceMemoryBytes: heldSourceBytes]) { $1 }
+        }
+        return metrics.scrape(mirrored: mirrored, levels: levels)
+    }
+}

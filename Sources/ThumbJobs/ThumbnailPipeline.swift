@@ -1,0 +1,179 @@
+import Dispatch
+import Logging
+import ThumbCache
+import ThumbImaging
+import ThumbRequest
+import ThumbRuntime
+
+/// A thumbnail job, coalesced per key: the source (shared by every thumbnail of it), then the
+/// render and the store on the render pool. The orchestration is async; every blocking step runs
+/// on a pool of threads thumbd owns.
+public struct ThumbnailPipeline: Sendable {
+    public typealias ThumbnailCoalescer = Coalescer<ThumbnailKey, JobOutcome, CachePath>
+
+    public let sources: SourceStage
+    public let renderer: Renderer
+    public let renderPool: BlockingPool
+    public let store: CacheStore
+    public let coalescer = ThumbnailCoalescer()
+    private let storeFailures = FailureStreak()
+    public let metrics: Metrics
+    public let logger: Logger
+    public let fallback: FallbackImage?
+    private let recentFallbacks: RecentFallbacks
+
+    public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
+                metrics: Metrics, logger: Logger, fallback: FallbackImage? = nil) {
+        self.sources = sources
+        self.renderer = renderer
+        self.renderPool = renderPool
+        self.store = store
+        self.metrics = metrics
+        self.logger = logger
+        self.fallback = fallback
+        recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.maxAge ?? 0))
+    }
+
+    /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
+    /// coalescer calls its waiters. The job goes on whether or not anyone still waits, so a late
+    /// thumbnail still fills the cache for the next client.
+    ///
+    /// Where a miss runs, in order, and why each place:
+    /// - the gate's thread (epoll) holds a connection until its request head is whole, so a slow
+    ///   client holds no worker;
+    /// - a FastCGI worker thread parses, verifies, answers what needs no job, and joins here under
+    ///   a lock (never an await: a worker must not wait on Swift's pool), then takes the next one;
+    /// - the job is a task of its own on Swift's cooperative pool, which only keeps books: it
+    ///   awaits the source stage (a coalesced task per source URL, and the actors that remember
+    ///   failures, recent sources and per-host slots) and the pools;
+    /// - the fetch and render pools, threads thumbd owns, run everything that blocks: curl,
+    ///   ImageMagick, the disk;
+    /// - the job's outcome reaches its waiters in one work item on libdispatch's threads, which
+    ///   link a second spelling and write each answer, so no worker or task waits for writing;
+    /// - two threads end waits early: the deadline thread answers 504 past TIMEOUT, and the
+    ///   departures thread ends a connection whose client has gone.
+    public func join(_ request: ThumbnailRequest, documentURI: String,
+                     waiter: @escaping ThumbnailCoalescer.Waiter) {
+        let pipeline = self
+        coalescer.join(request.key, waiter: waiter) { previous in
+            let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
+            let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
+            return (outcome, receipt)
+        }
+    }
+
+    /// `previous` is where an earlier job put the same thumbnail (another spelling of the URL):
+    /// if that file is still there, it is linked instead of made again.
+    private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
+        if let fallback = recentFallbacks.thumbnail(for: request.key) {
+            metrics.increment(.fallbacks)
+            return .success(fallback)
+        }
+        let pipeline = self
+        if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
+            try pipeline.reuse(previous, for: request, documentURI: documentURI)
+        }) {
+            return .success(reused)
+        }
+        let started = DispatchTime.now()
+        let source = await sources.source(for: request.sourceURL)
+        let fetched = DispatchTime.now()
+        let outcome = await source.asyncFlatMap { source in
+            await renderPool.runCatching { () throws(ThumbError) in
+                try pipeline.renderAndPublish(source, request: request, documentURI: documentURI)
+            }
+        }
+        log(request.key, outcome, fetchMilliseconds: fetched.milliseconds(since: started),
+            renderMilliseconds: DispatchTime.now().milliseconds(since: fetched))
+        return await standingIn(for: outcome, request: request)
+    }
+
+    /// A source that failed gets the fallback image, if there is one, rendered with the request's
+    /// options and kept for the next requests; if that fails too, the source's error stands.
+    private func standingIn(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
+        guard case .failure(let error) = outcome, error.fallsBack, let fallback else { return outcome }
+        let renderer = self.renderer
+        let rendered = await renderPool.runCatching { () throws(ThumbError) in
+            try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+        }
+        metrics.increment(.fallbackRenders)
+        guard case .success(let image) = rendered else { return outcome }
+        metrics.increment(.fallbacks)
+        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback)
+        recentFallbacks.keep(thumbnail, for: request.key)
+        return .success(thumbnail)
+    }
+
+    private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
+        // Evicted or purged since: made again.
+        guard FileSystem.isRegularFile(store.absolute(previous)) else { throw .internalFailure("\(previous.relative) is gone") }
+        let path = try store.link(request, documentURI: documentURI, to: previous)
+        // Answered from its file (X-Accel-Redirect): its bytes are not read.
+        return Thumbnail(bytes: [], format: previous.format, stored: path)
+    }
+
+    private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,
+                                  documentURI: String) throws(ThumbError) -> Thumbnail {
+        let options = request.options
+        if let limit = options.maxSourceFileSize, source.bytes.count > limit {
+            throw .sourceTooLarge(limit: limit)
+        }
+        let bytes: [UInt8]
+        let format: ImageFormat
+        // Skipped only when the source is already in the format asked for, as imgproxy does.
+        if let passed = source.format.asOutput, options.skipProcessing.contains(passed), (options.format ?? passed) == passed {
+            (bytes, format) = (source.bytes, passed)
+        } else {
+            metrics.increment(.renders)
+            let started = ContinuousClock.now
+            let rendered = Result { () throws(ThumbError) in try renderer.render(source.bytes, sourceFormat: source.format, options: options) }
+            let outcome: Metrics.Outcome = (try? rendered.get()) == nil ? .error : .ok
+            metrics.record(.render, outcome, .now - started)
+            metrics.recordSourceBytes(source.bytes.count, outcome)
+            (bytes, format) = try rendered.map { ($0.bytes, $0.format) }.get()
+        }
+        let path = request.cachePath(documentURI: documentURI, format: format)
+        return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, for: request))
+    }
+
+    /// A thumbnail that cannot be stored is still answered; the next request tries again. A full
+    /// disk fails every store until space comes back: the log says so once, and once when it ends.
+    private func publish(_ bytes: [UInt8], at path: CachePath, for request: ThumbnailRequest) -> CachePath? {
+        do throws(ThumbError) {
+            try store.publish(bytes, at: path, key: request.key, sourceURL: request.sourceURL)
+            if storeFailures.end() { logger.notice("storing thumbnails works again") }
+            return path
+        } catch {
+            let level: Logger.Level = storeFailures.begin() ? .error : .debug
+            logger.log(level: level, "cannot store thumbnail; answering without storing until this is fixed",
+                       metadata: ["key": "\(request.key)", "error": "\(error)"])
+            return nil
+        }
+    }
+
+    private func log(_ key: ThumbnailKey, _ outcome: JobOutcome, fetchMilliseconds: Int, renderMilliseconds: Int) {
+        var metadata: Logger.Metadata = [
+            "key": "\(key)",
+            "fetch_ms": "\(fetchMilliseconds)",
+            "render_ms": "\(renderMilliseconds)",
+        ]
+        switch outcome {
+        case .success(let thumbnail):
+            metadata["status"] = "200"
+            metadata["bytes"] = "\(thumbnail.bytes.count)"
+        case .failure(let error):
+            metadata["status"] = "\(error.status)"
+            metadata["error"] = "\(error)"
+        }
+        logger.info("miss", metadata: metadata)
+    }
+}
+
+extension Result where Success: Sendable {
+    func asyncFlatMap<New>(_ transform: (Success) async -> Result<New, Failure>) async -> Result<New, Failure> {
+        switch self {
+        case .success(let value): await transform(value)
+        case .failure(let error): .failure(error)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import ThumbRuntime
+
+/// Typed reads of one option's arguments. Every failure is a 400 that names the option as the URL
+/// spelt it (`w` or `width`) and the argument. An absent or empty argument reads as nil, so the
+/// caller keeps the value it had: imgproxy's "empty arguments keep the current value".
+struct OptionArguments {
+    let name: String
+    let values: [String]
+
+    init(_ option: URLOption) {
+        name = option.name
+        values = option.arguments
+    }
+
+    var count: Int { values.count }
+
+    /// The argument at `index`; nil when it is absent or empty.
+    subscript(index: Int) -> String? {
+        index < values.count && !values[index].isEmpty ? values[index] : nil
+    }
+
+    func expectCount(_ range: ClosedRange<Int>) throws(ThumbError) {
+        guard !range.contains(values.count) else { return }
+        let what = range.lowerBound == range.upperBound
+            ? "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
+            : "\(range.lowerBound) to \(range.upperBound) arguments"
+        throw .badRequest("\(name) takes \(what), got \(values.count)")
+    }
+
+    func invalid(_ index: Int, _ what: String = "argument", expected: String) -> ThumbError {
+        .badRequest("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
+    }
+
+    func integer(_ index: Int, in range: ClosedRange<Int>, what: String = "argument") throws(ThumbError) -> Int? {
+        guard let text = self[index] else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw invalid(index, what, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    func decimal(_ index: Int, _ bounds: DecimalBounds, what: String = "argument") throws(ThumbError) -> Double? {
+        guard let text = self[index] else { return nil }
+        guard let value = Double(text), bounds.contains(value) else {
+            throw invalid(index, what, expected: bounds.expectation)
+        }
+        return value
+    }
+
+    /// Go's `strconv.ParseBool` spellings, as imgproxy reads them; anything else is refused
+    /// rather than read as false.
+    func bool(_ index: Int, what: String = "argument") throws(ThumbError) -> Bool? {
+        guard let text = self[index] else { return nil }
+        switch text {
+        case "1", "t", "T", "true", "TRUE", "True": return true
+        case "0", "f", "F", "false", "FALSE", "False": return false
+        default: throw invalid(index, what, expected: "1, t, true, 0, f or false")
+        }
+    }
+
+    /// `RRGGBB` or `RGB`, without `#`.
+    func hexColor(_ index: Int, what: String = "argument") throws(ThumbError) -> RGBColor? {
+        guard let text = self[index] else { return nil }
+        guard let color = RGBColor(hex: text) else { throw invalid(index, what, expected: "a hex colour, RRGGBB") }
+        return color
+    }
+
+    /// `type[:x[:y]]` from `start` on: a compass type with offsets in pixels (absent or empty
+    /// ones keep the current compass offsets, as imgproxy keeps them), `sm` without offsets, or
+    /// `fp:x:y` with both shares in 0...1. An empty type keeps the current one.
+    func gravity(from start: Int, allowed: [Gravity.Anchor], current: Gravity, what: String) throws(ThumbError)
+        -> Gravity {
+        var anchor = current.anchor
+        if let text = self[start] {
+            guard let parsed = Gravity.Anchor(rawValue: text), allowed.contains(parsed) else {
+                throw invalid(start, what, expected: "one of " + allowed.map(\.rawValue).joined(separator: ", "))
+            }
+            anchor = parsed
+        }
+        let given = values.count - start
+        switch anchor {
+        case .smart:
+            guard given == 1 else { throw .badRequest("\(name): gravity sm takes no offsets") }
+            return Gravity(anchor: .smart)
+        case .focusPoint:
+            guard given == 3, let x = try decimal(start + 1, .from(0, to: 1), what: "focus point"),
+                  let y = try decimal(start + 2, .from(0, to: 1), what: "focus point") else {
+                throw .badRequest("\(name): gravity fp takes x and y, each from 0 to 1")
+            }
+            return Gravity(anchor: .focusPoint, offsetX: x, offsetY: y)
+        default:
+            guard given <= 3 else { throw .badRequest("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
+            let carried = current.anchor.isCompass ? current : Gravity()
+            let limit = Double(ProcessingOptions.maxDimension)
+            return Gravity(anchor: anchor,
+                           offsetX: try decimal(start + 1, .from(-limit, to: limit), what: "offset") ?? carried.offsetX,
+                           offsetY: try decimal(start + 2, .from(-limit, to: limit), what: "offset") ?? carried.offsetY)
+        }
+    }
+}
+
+/// The finite numbers an argument may take, and how a message says so.
+struct DecimalBounds {
+    var lower: Double
+    var includesLower: Bool
+    var upper: Double
+
+    static func from(_ lower: Double, to upper: Double) -> Self {
+        Self(lower: lower, includesLower: true, upper: upper)
+    }
+
+    static func above(_ lower: Double, to upper: Double) -> Self {
+        Self(lower: lower, includesLower: false, upper: upper)
+    }
+
+    func contains(_ value: Double) -> Bool {
+        value.isFinite && (includesLower ? value >= lower : value > lower) && value <= upper
+    }
+
+    var expectation: String {
+        includesLower
+            ? "a number from \(Self.text(lower)) to \(Self.text(upper))"
+            : "a number above \(Self.text(lower)) up to \(Self.text(upper))"
+    }
+
+    private static func text(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
+
+extension Gravity.Anchor {
+    /// The nine compass points, where offsets are pixels.
+    var isCompass: Bool { self != .smart && self != .focusPoint }
+}

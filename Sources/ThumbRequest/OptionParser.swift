@@ -1,0 +1,94 @@
+import ThumbRuntime
+
+/// Applies options to `ProcessingOptions` with what the operator configured: the presets (the
+/// one named `default` first on every request, the others by `pr:name:name`), presets-only URLs,
+/// and whether URLs may carry the security options. Checked once at start by `presetProblems()`.
+public struct OptionParser: Sendable {
+    public let presets: Presets
+    /// imgproxy's `ONLY_PRESETS`: the first segment after the signature is a list of presets,
+    /// `name:name`, and nothing else in the URL is an option.
+    public let onlyPresets: Bool
+    /// imgproxy's `ALLOW_SECURITY_OPTIONS`: `msr`, `msfs`, `maf`, `mrd` in URLs and presets.
+    public let allowSecurityOptions: Bool
+    /// imgproxy's `QUALITY` and `FORMAT_QUALITY`: per-format qualities where a URL asks for none;
+    /// empty means each format's own default (JPEG 80, WebP 79, AVIF 63).
+    public let defaultQualities: [ImageFormat: Int]
+
+    public init(presets: Presets = Presets(), onlyPresets: Bool = false, allowSecurityOptions: Bool = false,
+                defaultQualities: [ImageFormat: Int] = [:]) {
+        self.presets = presets
+        self.onlyPresets = onlyPresets
+        self.allowSecurityOptions = allowSecurityOptions
+        self.defaultQualities = defaultQualities
+    }
+
+    /// Where every request starts: imgproxy's defaults, the configured qualities (as `fq`
+    /// entries, so a URL's `fq` redefines them and its `q` wins), then the `default` preset.
+    public func initialOptions() throws(ThumbError) -> ProcessingOptions {
+        var options = ProcessingOptions()
+        options.formatQuality = defaultQualities
+        if presets["default"] != nil {
+            try applyPresets(["default"], to: &options, within: [])
+        }
+        return options
+    }
+
+    /// One option of a URL; `preset`/`pr` applies the named presets in order, where it stands.
+    public func apply(_ option: URLOption, to options: inout ProcessingOptions) throws(ThumbError) {
+        try apply(option, to: &options, within: [])
+    }
+
+    /// The presets named, in order; an empty name is skipped, an unknown one is a 400 naming it.
+    public func applyPresets(_ names: [String], to options: inout ProcessingOptions) throws(ThumbError) {
+        try applyPresets(names, to: &options, within: [])
+    }
+
+    /// Each preset applied on its own to the defaults, as imgproxy checks them at start: one
+    /// message per preset that would fail a request (a bad option, an unknown preset, a preset
+    /// that includes itself, a security option while they are not allowed), naming the preset.
+    public func presetProblems() -> [String] {
+        presets.names.compactMap { name -> String? in
+            var options = ProcessingOptions()
+            do throws(ThumbError) {
+                try applyPresets([name], to: &options, within: [])
+                return nil
+            } catch {
+                return "preset \(name.debugDescription): \(error.detail)"
+            }
+        }
+    }
+
+    /// `path` is the chain of presets being applied, so a preset that includes itself, however
+    /// indirectly, is an error instead of a loop.
+    private func apply(_ option: URLOption, to options: inout ProcessingOptions,
+                       within path: [String]) throws(ThumbError) {
+        switch option.name {
+        case "preset", "pr": try applyPresets(option.arguments, to: &options, within: path)
+        default: try options.apply(option, allowSecurityOptions: allowSecurityOptions)
+        }
+    }
+
+    private func applyPresets(_ names: [String], to options: inout ProcessingOptions,
+                              within path: [String]) throws(ThumbError) {
+        for name in names where !name.isEmpty {
+            guard let preset = presets[name] else { throw .badRequest("unknown preset \(name.debugDescription)") }
+            guard !path.contains(name) else {
+                let chain = (path + [name]).map(\.debugDescription).joined(separator: " → ")
+                throw .badRequest("preset \(name.debugDescription) includes itself: \(chain)")
+            }
+            for option in preset {
+                try apply(option, to: &options, within: path + [name])
+            }
+        }
+    }
+}
+
+extension ThumbError {
+    /// The message without the status's prefix.
+    fileprivate var detail: String {
+        switch self {
+        case .badRequest(let why), .forbidden(let why): why
+        default: publicMessage
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import ThumbRuntime
+
+/// The options after geometry: colour and effects, metadata, the output, how the response is
+/// handled, and the security options.
+extension ProcessingOptions {
+    mutating func applyOutput(_ option: URLOption, _ args: OptionArguments,
+                              allowSecurityOptions: Bool) throws(ThumbError) {
+        switch option.name {
+        // Colour and effects
+        case "background", "bg": try applyBackground(args)
+        case "blur", "bl":
+            try args.expectCount(1...1)
+            blur = try args.decimal(0, .from(0, to: Self.maxFactor)) ?? blur
+        case "sharpen", "sh":
+            try args.expectCount(1...1)
+            sharpen = try args.decimal(0, .from(0, to: Self.maxFactor)) ?? sharpen
+        case "pixelate", "pix": pixelate = try Self.dimension(args) ?? pixelate
+        case "watermark", "wm": try applyWatermark(args)
+        // Metadata
+        case "strip_metadata", "sm": stripMetadata = try Self.bool(args) ?? stripMetadata
+        case "keep_copyright", "kcr": keepCopyright = try Self.bool(args) ?? keepCopyright
+        case "strip_color_profile", "scp": stripColorProfile = try Self.bool(args) ?? stripColorProfile
+        // Output
+        case "quality", "q":
+            try args.expectCount(1...1)
+            quality = try args.integer(0, in: 0...100) ?? quality
+        case "format_quality", "fq": try applyFormatQuality(args)
+        case "max_bytes", "mb":
+            try args.expectCount(1...1)
+            maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit) ?? maxBytes
+        case "format", "f", "ext":
+            try args.expectCount(1...1)
+            format = try Self.format(args, 0) ?? format
+        case "skip_processing", "skp": try applySkipProcessing(args)
+        // Handling
+        case "raw": raw = try Self.bool(args) ?? raw
+        case "cachebuster", "cb":
+            try args.expectCount(1...1)
+            cacheBuster = args.values[0]
+        case "expires", "exp": try applyExpires(args)
+        case "filename", "fn": try applyFilename(args)
+        case "return_attachment", "att": returnAttachment = try Self.bool(args) ?? returnAttachment
+        // Security
+        case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
+             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+            guard allowSecurityOptions else { throw .forbidden("security options are not allowed") }
+            try applySecurity(option.name, args)
+        default:
+            throw .badRequest("unknown option \(option.name)")
+        }
+    }
+
+    static let maxBytesLimit = 1 << 40
+
+    // MARK: Colour and effects
+
+    /// `R:G:B` (0–255 each) or `RRGGBB`; an empty argument turns the background off again.
+    private mutating func applyBackground(_ args: OptionArguments) throws(ThumbError) {
+        switch args.count {
+        case 1:
+            background = try args.hexColor(0)
+        case 3:
+            var channels: [UInt8] = []
+            for index in 0..<3 {
+                guard let value = try args.integer(index, in: 0...255) else {
+                    throw .badRequest("\(args.name): R:G:B needs all three channels")
+                }
+                channels.append(UInt8(value))
+            }
+            background = RGBColor(red: channels[0], green: channels[1], blue: channels[2])
+        default:
+            throw .badRequest("\(args.name) takes 1 or 3 arguments, got \(args.count)")
+        }
+    }
+
+    /// `opacity:position:x:y:scale`; opacity 0 turns the watermark off.
+    private mutating func applyWatermark(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...5)
+        var mark = watermark ?? Watermark(opacity: 0)
+        mark.opacity = try args.decimal(0, .from(0, to: 1), what: "opacity") ?? mark.opacity
+        if let text = args[1] {
+            if text == "re" {
+                mark.position = .replicate
+            } else if let anchor = Gravity.Anchor(rawValue: text), anchor.isCompass {
+                mark.position = .anchored(anchor)
+            } else {
+                let known = Gravity.Anchor.allCases.filter(\.isCompass).map(\.rawValue) + ["re"]
+                throw args.invalid(1, "position", expected: "one of " + known.joined(separator: ", "))
+            }
+        }
+        let limit = Double(Self.maxDimension)
+        mark.offsetX = try args.decimal(2, .from(-limit, to: limit), what: "offset") ?? mark.offsetX
+        mark.offsetY = try args.decimal(3, .from(-limit, to: limit), what: "offset") ?? mark.offsetY
+        mark.scale = try args.decimal(4, .from(0, to: Self.maxFactor), what: "scale") ?? mark.scale
+        watermark = mark.opacity > 0 ? mark : nil
+    }
+
+    // MARK: Output
+
+    /// `format:quality` pairs; quality 0 removes the format's entry (back to `q` or the default).
+    private mutating func applyFormatQuality(_ args: OptionArguments) throws(ThumbError) {
+        guard args.count.isMultiple(of: 2) else {
+            let last = args.values[args.count - 1].debugDescription
+            throw .badRequest("\(args.name) takes format:quality pairs: \(last) has no quality")
+        }
+        for index in stride(from: 0, to: args.count, by: 2) {
+            let format = try Self.format(args, index, allowingOthers: true)
+            guard let value = try args.integer(index + 1, in: 0...100, what: "quality") else { continue }
+            guard let format else { continue }
+            formatQuality[format] = value == 0 ? nil : value
+        }
+    }
+
+    private mutating func applySkipProcessing(_ args: OptionArguments) throws(ThumbError) {
+        for index in args.values.indices {
+            if let format = try Self.format(args, index, allowingOthers: true) {
+                skipProcessing.insert(format)
+            }
+        }
+    }
+
+    /// A format thumbd writes; with `allowingOthers`, also the other formats imgproxy knows,
+    /// which read as nil (no output of thumbd can be in them, so an `fq` or `skp` for them is moot).
+    private static func format(_ args: OptionArguments, _ index: Int,
+                               allowingOthers: Bool = false) throws(ThumbError) -> ImageFormat? {
+        guard let text = args[index] else { return nil }
+        if let format = ImageFormat(extension: text) { return format }
+        if allowingOthers, otherImgproxyFormats.contains(text.lowercased()) { return nil }
+        let known = ImageFormat.allCases.map(\.fileExtension).joined(separator: ", ")
+        throw args.invalid(index, "format", expected: "one of \(known)")
+    }
+
+    /// Formats imgproxy names that thumbd neither reads nor writes.
+    static let otherImgproxyFormats: Set = ["heic", "tiff", "bmp", "ico", "svg", "jxl", "pdf", "mp4"]
+
+    // MARK: Handling
+
+    /// A unix timestamp; 0 or below means the URL does not expire, as in imgproxy.
+    private mutating func applyExpires(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...1)
+        guard let text = args[0] else { return }
+        guard let timestamp = Int(text) else { throw args.invalid(0, expected: "a unix timestamp") }
+        expires = timestamp > 0 ? timestamp : nil
+    }
+
+    /// `filename[:encoded]`: percent-escaped, or base64url when `encoded` is true. Empty: none.
+    private mutating func applyFilename(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...2)
+        let encoded = try args.bool(1) ?? false
+        guard let text = args[0] else {
+            filename = nil
+            return
+        }
+        let bytes = encoded ? Base64URL.decode(Substring(text)) : PercentDecoding.decode(Array(text.utf8))
+        guard let bytes, let name = String(validating: bytes, as: UTF8.self),
+              !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw args.invalid(0, expected: encoded ? "base64url of a UTF-8 name" : "a percent-escaped UTF-8 name")
+        }
+        filename = name
+    }
+
+    // MARK: Security
+
+    private mutating func applySecurity(_ name: String, _ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...1)
+        switch name {
+        case "max_src_resolution", "msr":
+            maxSourceResolution = try args.decimal(0, .above(0, to: Self.maxFactor)) ?? maxSourceResolution
+        case "max_src_file_size", "msfs":
+            maxSourceFileSize = try args.integer(0, in: 1...Self.maxBytesLimit) ?? maxSourceFileSize
+        case "max_animation_frames", "maf":
+            maxAnimationFrames = try args.integer(0, in: 1...1_000_000) ?? maxAnimationFrames
+        case "max_result_dimension", "mrd":
+            maxResultDimension = try args.integer(0, in: 1...Int(Int32.max)) ?? maxResultDimension
+        default:
+            throw .badRequest("\(name) is not supported")
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import ThumbRuntime
+
+/// imgproxy's option grammar: `name:arg1:arg2...`, long and short names, empty arguments keep a
+/// value as it was. Every failure names the option and the argument. Presets (`pr`) need the
+/// configured presets and are applied by `OptionParser`, which hands every other option here.
+extension ProcessingOptions {
+    /// Every option but `preset`; the security options only when `allowSecurityOptions`.
+    mutating func apply(_ option: URLOption, allowSecurityOptions: Bool) throws(ThumbError) {
+        let args = OptionArguments(option)
+        switch option.name {
+        case "resize", "rs": try applyResize(args)
+        case "size", "s":
+            try args.expectCount(1...7)
+            try applySize(args, from: 0)
+        case "resizing_type", "rt":
+            try args.expectCount(1...1)
+            resizingType = try Self.resizingType(args, 0) ?? resizingType
+        case "width", "w": width = try Self.dimension(args) ?? width
+        case "height", "h": height = try Self.dimension(args) ?? height
+        case "min-width", "mw": minWidth = try Self.dimension(args) ?? minWidth
+        case "min-height", "mh": minHeight = try Self.dimension(args) ?? minHeight
+        case "zoom", "z": try applyZoom(args)
+        case "dpr":
+            try args.expectCount(1...1)
+            dpr = try args.decimal(0, .above(0, to: Self.maxDPR)) ?? dpr
+        case "enlarge", "el": enlarge = try Self.bool(args) ?? enlarge
+        case "extend", "ex":
+            try args.expectCount(1...4)
+            try applyExtend(args, from: 0, to: \.extend)
+        case "extend_aspect_ratio", "extend_ar", "exar":
+            try args.expectCount(1...4)
+            try applyExtend(args, from: 0, to: \.extendAspectRatio)
+        case "gravity", "g":
+            try args.expectCount(1...3)
+            gravity = try args.gravity(from: 0, allowed: Gravity.Anchor.allCases, current: gravity, what: "type")
+        case "crop", "c": try applyCrop(args)
+        case "trim", "t": try applyTrim(args)
+        case "padding", "pd": try applyPadding(args)
+        case "auto_rotate", "ar": autoRotate = try Self.bool(args) ?? autoRotate
+        case "rotate", "rot": try applyRotate(args)
+        case "flip", "fl":
+            try args.expectCount(1...2)
+            flipHorizontal = try args.bool(0) ?? flipHorizontal
+            flipVertical = try args.bool(1) ?? flipVertical
+        default:
+            try applyOutput(option, args, allowSecurityOptions: allowSecurityOptions)
+        }
+    }
+
+    /// The largest `dpr` a URL may ask for (imgproxy's bound on the DPR client hint).
+    static let maxDPR = 8.0
+
+    /// The bound of numbers imgproxy leaves unbounded (zoom, blur, ...), so that no later
+    /// arithmetic on them overflows.
+    static let maxFactor = Double(maxDimension)
+
+    // MARK: Geometry
+
+    /// `type:width:height:enlarge:extend[:gravity args]`.
+    private mutating func applyResize(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...8)
+        resizingType = try Self.resizingType(args, 0) ?? resizingType
+        try applySize(args, from: 1)
+    }
+
+    /// `width:height:enlarge:extend[:type:x:y]`, shared by `resize` and `size`.
+    private mutating func applySize(_ args: OptionArguments, from start: Int) throws(ThumbError) {
+        let limit = 0...Self.maxDimension
+        width = try args.integer(start, in: limit) ?? width
+        height = try args.integer(start + 1, in: limit) ?? height
+        enlarge = try args.bool(start + 2) ?? enlarge
+        try applyExtend(args, from: start + 3, to: \.extend)
+    }
+
+    /// `enabled[:type:x:y]`: a gravity given while extend stays off is checked and dropped.
+    private mutating func applyExtend(_ args: OptionArguments, from start: Int,
+                                      to field: WritableKeyPath<ProcessingOptions, Gravity?>) throws(ThumbError) {
+        guard args.count > start else { return }
+        let enabled = try args.bool(start)
+        let current = self[keyPath: field]
+        var placement = current ?? .center
+        if args.count > start + 1 {
+            placement = try args.gravity(from: start + 1, allowed: Self.extendAnchors, current: placement,
+                                         what: "gravity type")
+        }
+        switch enabled {
+        case true?: self[keyPath: field] = placement
+        case false?: self[keyPath: field] = nil
+        case nil: if current != nil { self[keyPath: field] = placement }
+        }
+    }
+
+    /// imgproxy's extend gravities: every one but smart.
+    static let extendAnchors = Gravity.Anchor.allCases.filter { $0 != .smart }
+
+    /// `zoom:x_y` or `zoom:x:y`, each above 0.
+    private mutating func applyZoom(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...2)
+        let bounds = DecimalBounds.above(0, to: Self.maxFactor)
+        let x = try args.decimal(0, bounds)
+        if args.count == 1 {
+            zoomX = x ?? zoomX
+            zoomY = x ?? zoomY
+        } else {
+            zoomX = x ?? zoomX
+            zoomY = try args.decimal(1, bounds) ?? zoomY
+        }
+    }
+
+    /// `width:height[:gravity args]`: pixels from 1 up, a share of the side below 1, 0 for the
+    /// whole side; without a gravity the crop follows the image's `gravity`.
+    private mutating func applyCrop(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...5)
+        let bounds = DecimalBounds.from(0, to: Double(Self.maxDimension))
+        var cut = crop ?? Crop(width: 0, height: 0)
+        cut.width = try args.decimal(0, bounds, what: "width") ?? cut.width
+        cut.height = try args.decimal(1, bounds, what: "height") ?? cut.height
+        if args.count > 2 {
+            cut.gravity = try args.gravity(from: 2, allowed: Gravity.Anchor.allCases, current: cut.gravity ?? .center,
+                                           what: "gravity type")
+        }
+        crop = cut
+    }
+
+    /// `threshold:color:equal_hor:equal_ver`. As imgproxy: no threshold turns trimming off, no
+    /// colour means the colour of the corner, the two flags keep their values.
+    private mutating func applyTrim(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...4)
+        let threshold = try args.decimal(0, .from(0, to: Self.maxFactor), what: "threshold")
+        let color = try args.hexColor(1, what: "colour")
+        let equalHorizontal = try args.bool(2) ?? trim?.equalHorizontal ?? false
+        let equalVertical = try args.bool(3) ?? trim?.equalVertical ?? false
+        trim = threshold.map {
+            Trim(threshold: $0, color: color, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
+        }
+    }
+
+    /// CSS shorthand: `top[:right[:bottom[:left]]]`; right and bottom default to top, left to right.
+    private mutating func applyPadding(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...4)
+        let limit = 0...Self.maxDimension
+        var sides = padding
+        sides.top = try args.integer(0, in: limit) ?? sides.top
+        sides.right = try args.integer(1, in: limit) ?? sides.top
+        sides.bottom = try args.integer(2, in: limit) ?? sides.top
+        sides.left = try args.integer(3, in: limit) ?? sides.right
+        padding = sides
+    }
+
+    /// Any multiple of 90 degrees, as imgproxy takes it, kept as 0, 90, 180 or 270.
+    private mutating func applyRotate(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...1)
+        guard let text = args[0] else { return }
+        guard let degrees = Int(text), degrees.isMultiple(of: 90) else {
+            throw args.invalid(0, expected: "a multiple of 90: 0, 90, 180 or 270")
+        }
+        rotate = (degrees % 360 + 360) % 360
+    }
+
+    // MARK: Shared readers
+
+    /// A single width or height: 0...maxDimension.
+    static func dimension(_ args: OptionArguments) throws(ThumbError) -> Int? {
+        try args.expectCount(1...1)
+        return try args.integer(0, in: 0...maxDimension)
+    }
+
+    /// A single boolean argument.
+    static func bool(_ args: OptionArguments) throws(ThumbError) -> Bool? {
+        try args.expectCount(1...1)
+        return try args.bool(0)
+    }
+
+    private static func resizingType(_ args: OptionArguments, _ index: Int) throws(ThumbError) -> ResizingType? {
+        guard let text = args[index] else { return nil }
+        guard let type = ResizingType(rawValue: text) else {
+            let known = ResizingType.allCases.map(\.rawValue).joined(separator: ", ")
+            throw args.invalid(index, "resizing type", expected: "one of \(known)")
+        }
+        return type
+    }
+}

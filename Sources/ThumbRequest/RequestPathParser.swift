@@ -1,0 +1,86 @@
+import ThumbRuntime
+
+/// Turns the raw request path `/{signature}/{option}/.../{source}` into a verified
+/// `ThumbnailRequest`. The signature covers the path exactly as the client sent it.
+public struct RequestPathParser: Sendable {
+    public let verifier: SignatureVerifier
+    public let baseURL: String?
+    public let options: OptionParser
+
+    public init(verifier: SignatureVerifier, baseURL: String?, options: OptionParser = OptionParser()) {
+        self.verifier = verifier
+        self.baseURL = baseURL
+        self.options = options
+    }
+
+    /// A path written as a String (the tools, tests): the signature covers its UTF-8 bytes.
+    public func parse(rawPath: String) throws(ThumbError) -> ThumbnailRequest {
+        let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
+        let (signature, signedPath) = try Self.split(path)
+        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+    }
+
+    /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
+    /// those bytes. nginx stores the answer at the percent-decoded path, which is a URL too: so the
+    /// path must be UTF-8 once decoded, and must ask for the same thumbnail decoded as raw (an
+    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else).
+    public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
+        let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
+        let (signature, signedPath) = try Self.split(path)
+        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
+            throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
+        }
+        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+        // Most paths have no escape: decoded, they are the same bytes, and parse the same.
+        if decoded.utf8.elementsEqual(path) { return request }
+        let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
+        let asStored = decodedSignedPath.flatMap {
+            try? parse(signedPath: String(decoding: $0, as: UTF8.self), signature: request.signature)
+        }
+        guard asStored == request else {
+            throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
+        }
+        return request
+    }
+
+    /// The signature as the cache names files by it: only one that a key verified.
+    private func verified(_ signature: ArraySlice<UInt8>) -> String? {
+        verifier.acceptsAnySignature ? nil : String(decoding: signature, as: UTF8.self)
+    }
+
+    /// `/{signature}{signed path}`: the signed path keeps its leading slash.
+    private static func split(_ path: ArraySlice<UInt8>) throws(ThumbError) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
+        guard path.first == UInt8(ascii: "/") else { throw .badRequest("path must start with /") }
+        let afterSlash = path.dropFirst()
+        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .badRequest("missing options and source") }
+        return (afterSlash[..<slash], afterSlash[slash...])
+    }
+
+    /// Options, then the source, after the signature (with its leading slash). Split on bytes, as
+    /// imgproxy splits: a `/` or `:` followed by a combining mark still separates, and no grapheme
+    /// needs finding on a path every miss parses.
+    private func parse(signedPath: String, signature: String?) throws(ThumbError) -> ThumbnailRequest {
+        let segments = signedPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map(Substring.init)
+        var processing = try options.initialOptions()
+        let sourceStart: Int
+        if options.onlyPresets {
+            // imgproxy's presets-only URLs: `/{signature}/{preset}:{preset}/{source}`.
+            guard let first = segments.first else { throw .badRequest("missing presets and source") }
+            try options.applyPresets(URLOption.fields(of: first), to: &processing)
+            sourceStart = 1
+        } else {
+            // imgproxy's rule: options are the leading segments with a colon; the source begins after.
+            sourceStart = segments.firstIndex { !$0.utf8.contains(UInt8(ascii: ":")) } ?? segments.endIndex
+            for segment in segments[..<sourceStart] {
+                guard let option = URLOption(segment: segment) else { continue }
+                try options.apply(option, to: &processing)
+            }
+        }
+        let source = try SourceURL(segments: segments[sourceStart...], baseURL: baseURL)
+        if let format = source.format { processing.format = format }
+        return ThumbnailRequest(sourceURL: source.url, options: processing, signature: signature)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import Logging
+import ThumbCache
+import ThumbFetch
+import ThumbJobs
+import ThumbRequest
+import ThumbRuntime
+
+/// One request: parse and verify and look for a file a job just finished, on the worker thread
+/// that accepted it; then, for a miss, the job for the thumbnail's key, which runs on thumbd's
+/// pools, answers it when it ends (or the deadline does).
+public struct RequestHandler: Sendable {
+    public let parser: RequestPathParser
+    public let allowedSources: SourceAllowList
+    public let negotiation: FormatNegotiation
+    public let pipeline: ThumbnailPipeline
+    /// Seconds a client waits for a thumbnail before it gets 504.
+    public let deadline: Double
+    private let deadlines: MissDeadlines
+    private let recentParses = RecentParses()
+    public let logger: Logger
+
+    /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
+    public static let metricsPath = "/_thumbd/metrics"
+
+    public init(parser: RequestPathParser, allowedSources: SourceAllowList, negotiation: FormatNegotiation = FormatNegotiation(),
+                pipeline: ThumbnailPipeline, deadline: Double, logger: Logger) {
+        self.parser = parser
+        self.allowedSources = allowedSources
+        self.negotiation = negotiation
+        self.pipeline = pipeline
+        self.deadline = deadline
+        deadlines = MissDeadlines(seconds: deadline)
+        self.logger = logger
+    }
+
+    private var store: CacheStore { pipeline.store }
+    private var metrics: Metrics { pipeline.metrics }
+
+    /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
+    /// error, the metrics, health) is answered at once on the calling worker thread; a miss hands
+    /// `reply` to the job's completion (or to the deadline, whichever comes first) and returns, so
+    /// the worker goes back to accepting: a slow origin holds callbacks, not threads.
+    public func respond(to incoming: IncomingRequest, reply: @escaping @Sendable (OutgoingResponse) -> Void) {
+        let started = ContinuousClock.now
+        let metrics = self.metrics
+        let request: ThumbnailRequest
+        switch prepare(incoming) {
+        case .answered(let response, let outcome):
+            if let outcome { metrics.record(.request, outcome, .now - started) }
+            return reply(response)
+        case .miss(let miss):
+            request = miss
+        }
+        let once = ReplyOnce { response in
+            metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
+            reply(response)
+        }
+        // Once the job has answered, the deadline finds nothing left to send.
+        deadlines.add {
+            if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
+        }
+        let handler = self
+        // The answer links a second spelling (disk) and is written to nginx: on the thread the
+        // coalescer hands the job's outcome to its waiters on, not in a task.
+        pipeline.join(request, documentURI: incoming.documentURI) { outcome in
+            once.send(handler.answer(outcome, for: request, incoming: incoming))
+        }
+    }
+
+    private enum Prepared {
+        /// With the outcome a thumbnail request's duration is recorded under.
+        case answered(OutgoingResponse, Metrics.Outcome?)
+        case miss(ThumbnailRequest)
+    }
+
+    /// Parse, verify, look for a stored file: everything short of waiting for a job.
+    private func prepare(_ incoming: IncomingRequest) -> Prepared {
+        guard incoming.method == "GET" || incoming.method == "HEAD" else {
+            return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]), nil)
+        }
+        switch incoming.documentURI {
+        case Self.metricsPath: return .answered(metricsResponse(), nil)
+        case HealthCheck.path: return .answered(HealthCheck(pipeline: pipeline).response(), nil)
+        default: break
+        }
+        metrics.increment(.requests)
+        do throws(ThumbError) {
+            let parsed = try recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
+                try parser.parse(requestURI: uri)
+            }
+            try allowedSources.check(parsed.sourceURL)
+            guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
+                throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
+            }
+            if let expiresAt = parsed.options.expiresAt, expiresAt < Int(Date().timeIntervalSince1970) {
+                throw .expired
+            }
+            let request = parsed.negotiating(negotiation, accept: incoming.accept)
+            // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
+            if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
+                metrics.increment(.storedFileAnswers)
+                store.index.touch(stored.relative)
+                return .answered(storedAnswer(stored, made: false, for: request), .stored)
+            }
+            return .miss(request)
+        } catch {
+            return .answered(errorResponse(error, uri: incoming.requestURI), .error)
+        }
+    }
+
+    /// A finished job's answer; a request whose URL spells the thumbnail differently from the
+    /// one that started the job gets its own path as a link to the same file.
+    private func answer(_ outcome: JobOutcome, for request: ThumbnailRequest, incoming: IncomingRequest) -> OutgoingResponse {
+        switch outcome {
+        case .success(let thumbnail):
+            if let fallback = thumbnail.fallback {
+                return .fallback(thumbnail.bytes, format: thumbnail.format, fallback, varies: request.variesByAccept)
+            }
+            guard let stored = thumbnail.stored else {
+                return .image(thumbnail.bytes, format: thumbnail.format, disposition: ContentDisposition.header(for: request, format: thumbnail.format),
+                              varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+            }
+            aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
+            return storedAnswer(stored, made: true, for: request)
+        case .failure(let error):
+            return errorResponse(error, uri: incoming.requestURI)
+        }
+    }
+
+    /// nginx serves a stored thumbnail from its file, with the headers its request calls for.
+    private func storedAnswer(_ stored: CachePath, made: Bool, for request: ThumbnailRequest) -> OutgoingResponse {
+        .stored(stored, made: made, disposition: ContentDisposition.header(for: request, format: stored.format),
+                varies: request.variesByAccept, expiresAt: request.options.expiresAt)
+    }
+
+    private func errorResponse(_ error: ThumbError, uri: [UInt8]) -> OutgoingResponse {
+        switch error {
+        case .internalFailure(let detail):
+            logger.error("internal failure", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "error": "\(detail)"])
+        case .sourceNotAllowed(let detail):
+            logger.notice("source not allowed", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "detail": "\(detail)"])
+        case .overloaded:
+            metrics.increment(.overloaded)
+            return .error(error, headers: [("Retry-After", "1")])
+        default:
+            break
+        }
+        return .error(error)
+    }
+
+    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
+        do throws(ThumbError) {
+            _ = try store.link(request, documentURI: documentURI, to: stored)
+        } catch {
+            logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
+        }
+    }
+
+    private func metricsResponse() -> OutgoingResponse {
+        OutgoingResponse(status: 200, headers: [
+            ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
+            ("Cache-Control", "no-store"),
+        ], body: Array(pipeline.scrapeMetrics().utf8))
+    }
+}

@@ -1,0 +1,353 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbFetch
+import ThumbImaging
+import ThumbRequest
+import ThumbServer
+
+/// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
+/// imgproxy has the same setting) and validates all of them, so a bad start lists every problem
+/// at once instead of one per attempt.
+extension Configuration {
+    public struct Problems: Error, CustomStringConvertible {
+        public let messages: [String]
+        public var description: String { messages.joined(separator: "\n") }
+    }
+
+    /// A setting's value: the flag's if given, else the environment's, with where it came from.
+    public typealias Lookup = (Setting) -> (value: String, origin: String)?
+
+    public static func load(_ lookup: @escaping Lookup) -> Result<Configuration, Problems> {
+        var reader = Reader(lookup: lookup)
+        var configuration = Configuration()
+        reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
+        reader.read(.socketGroup) { configuration.socketGroup = $0.isEmpty ? nil : try groupID($0) }
+        reader.read(.paramsTimeout) { configuration.paramsTimeout = try decimal($0, in: 0.1...600) }
+        reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
+        reader.read(.cacheIndex) { configuration.cache.indexPath = try absolutePath($0) }
+        reader.read(.cacheHitsLog) { configuration.cache.hitsLogPath = try absolutePath($0) }
+        reader.read(.cacheMaxBytes) { configuration.cache.maxBytes = UInt64(try integer($0, in: 1...(1 << 50))) }
+        reader.read(.cacheMaxEntries) { configuration.cache.maxEntries = try integer($0, in: 1...100_000_000) }
+        reader.read(.cacheLowWater) { configuration.cache.lowWaterPercent = try integer($0, in: 1...99) }
+        reader.read(.workers) { configuration.workers = try integer($0, in: 1...1024) }
+        reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
+        reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
+        reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
+        reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
+        reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
+        reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
+        reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
+        reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
+        reader.read(.fallbackImageHTTPCode) { configuration.fallback.status = try integer($0, in: 200...599) }
+        reader.read(.fallbackImageTTL) { configuration.fallback.maxAge = try integer($0, in: 0...31_536_000) }
+        reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
+        reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
+        reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
+        reader.read(.maxRenderSeconds) { configuration.render.maxRenderSeconds = try decimal($0, in: 0.1...3_600) }
+        reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
+        reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
+        reader.read(.maxSrcResolution) {
+            let megapixels = try decimal($0, in: 0.01...1_000)
+            configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
+        }
+        reader.read(.downloadTimeout) {
+            let milliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+            configuration.fetch.totalTimeoutMilliseconds = milliseconds
+            configuration.fetch.connectTimeoutMilliseconds = min(milliseconds, configuration.fetch.connectTimeoutMilliseconds)
+        }
+        reader.read(.sourceHeaders) {
+            configuration.fetch.extraHeaders = try parse($0, as: SourceHeaders.init, expected: "PREFIX Name: value, entries separated by |")
+        }
+        reader.read(.firstByteTimeout) {
+            configuration.fetch.firstByteTimeoutMilliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+        }
+        reader.read(.timeout) { configuration.limits.requestTimeout = try decimal($0, in: 0.1...3_600) }
+        reader.read(.requestsQueueSize) { configuration.limits.queueSize = try integer($0, in: 0...100_000) }
+        reader.read(.maxConcurrentFetches) { configuration.limits.fetches = try integer($0, in: 1...1024) }
+        reader.read(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = try integer($0, in: 1...1024) }
+        reader.read(.maxConcurrentRenders) { configuration.limits.renders = try integer($0, in: 1...1024) }
+        reader.read(.sourceMemoryCacheSize) { configuration.limits.sourceMemoryBytes = try integer($0, in: 0...(1 << 36)) }
+        reader.read(.sourceMemoryCacheSeconds) { configuration.limits.sourceMemorySeconds = try decimal($0, in: 0.1...3_600) }
+        reader.read(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = try decimal($0, in: 0...86_400) }
+        reader.read(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = try decimal($0, in: 0...86_400) }
+        reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }
+        reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
+        reader.read(.sourceProxy) { configuration.fetch.proxy = $0.isEmpty ? nil : try proxyURL($0) }
+        reader.read(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = try bool($0) }
+        reader.read(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = try bool($0) }
+        reader.read(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = try bool($0) }
+        reader.read(.allowedSourceAddresses) {
+            configuration.fetch.addressPolicy.allowedRanges = try addressRanges($0)
+        }
+
+        configuration.options = readOptions(&reader)
+
+        if let signing = readSigning(&reader) { configuration.signing = signing }
+        let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
+        if fallbackSources.count > 1 {
+            reader.problems.append("\(fallbackSources.map(\.rawValue).joined(separator: ", ")): give one fallback image only")
+        }
+        // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
+        let indexBytes = configuration.cache.indexBytes
+        if UInt64(indexBytes) > configuration.cache.maxBytes / 2 {
+            reader.problems.append("CACHE_MAX_ENTRIES=\(configuration.cache.maxEntries) makes an index of \(indexBytes) bytes, "
+                + "more than half of CACHE_MAX_BYTES=\(configuration.cache.maxBytes), which it counts towards: "
+                + "raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")
+        }
+        return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
+    }
+
+    /// Keys and salts, or insecure mode by name; nil when there is a problem with them. Neither
+    /// is not a problem here (`signingProblem` is, for what serves or signs URLs): an empty KEY
+    /// leaves every URL refused, never every URL accepted.
+    private static func readSigning(_ reader: inout Reader) -> SignatureVerifier? {
+        var keys: [[UInt8]] = []
+        var salts: [[UInt8]] = []
+        var size = 32
+        var insecure = false
+        let problemsBefore = reader.problems.count
+        reader.read(.key) { keys = try hexList($0) }
+        reader.read(.salt) { salts = try hexList($0) }
+        reader.read(.signatureSize) {
+            size = try integer($0, in: SignatureVerifier.minimumSize...32,
+                               why: "a shorter signature can be found by trying")
+        }
+        reader.read(.insecure) { insecure = try bool($0) }
+        // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
+        guard reader.problems.count == problemsBefore else { return nil }
+        if insecure {
+            guard keys.isEmpty && salts.isEmpty else {
+                reader.problems.append("INSECURE is on but KEY or SALT is set: give a key to sign URLs, or insecure mode, not both")
+                return nil
+            }
+            return .insecure
+        }
+        guard keys.count == salts.count else {
+            reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
+            return nil
+        }
+        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+    }
+
+    /// Presets are checked against the security setting, so that one is read first; every
+    /// broken preset is named in the one problem of the PRESETS setting.
+    private static func readOptions(_ reader: inout Reader) -> OptionParser {
+        var onlyPresets = false
+        var allowSecurityOptions = false
+        var presets = Presets()
+        var qualities: [ImageFormat: Int] = [:]
+        reader.read(.quality) {
+            let quality = try integer($0, in: 1...100)
+            for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
+        }
+        reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
+        reader.read(.onlyPresets) { onlyPresets = try bool($0) }
+        reader.read(.allowSecurityOptions) { allowSecurityOptions = try bool($0) }
+        reader.read(.presets) {
+            let parsed: Presets
+            do {
+                parsed = try Presets(parsing: $0)
+            } catch let invalid as Presets.Invalid {
+                throw InvalidValue(expected: invalid.messages.joined(separator: "; "))
+            }
+            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions).presetProblems()
+            guard problems.isEmpty else { throw InvalidValue(expected: problems.joined(separator: "; ")) }
+            presets = parsed
+        }
+        return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
+                            defaultQualities: qualities)
+    }
+
+    /// `jpeg,png,heic`: the formats to decode, every unknown name reported.
+    private static func sourceFormats(_ text: String) throws -> Set<SourceFormat> {
+        let names = list(text).map { $0.lowercased() }
+        let unknown = names.filter { SourceFormat(rawValue: $0) == nil }
+        guard unknown.isEmpty, !names.isEmpty else {
+            let all = SourceFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw InvalidValue(expected: "expected formats from \(all), comma-separated")
+        }
+        return Set(names.compactMap(SourceFormat.init(rawValue:)))
+    }
+
+    /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.
+    private static func formatQualities(_ text: String) throws -> [ImageFormat: Int] {
+        var qualities: [ImageFormat: Int] = [:]
+        for entry in list(text) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let format = ImageFormat(extension: parts[0]), let quality = Int(parts[1]),
+                  (1...100).contains(quality) else {
+                throw InvalidValue(expected: "expected format=quality pairs such as jpeg=80,webp=79 (quality 1 to 100)")
+            }
+            qualities[format] = quality
+        }
+        return qualities
+    }
+
+    private struct Reader {
+        let lookup: Lookup
+        var problems: [String] = []
+
+        mutating func read(_ setting: Setting, _ apply: (String) throws -> Void) {
+            guard let (value, origin) = lookup(setting) else { return }
+            do {
+                try apply(value)
+            } catch {
+                let expected = (error as? InvalidValue)?.expected ?? "\(error)"
+                problems.append("\(origin)=\(value.debugDescription): \(expected)")
+            }
+        }
+    }
+
+    private struct InvalidValue: Error {
+        let expected: String
+    }
+
+    private static func parse<T>(_ text: String, as make: (String) -> T?, expected: String) throws -> T {
+        guard let value = make(text) else { throw InvalidValue(expected: "expected \(expected)") }
+        return value
+    }
+
+    private static func integer(_ text: String, in range: ClosedRange<Int>, why: String? = nil) throws -> Int {
+        guard let value = Int(text), range.contains(value) else {
+            let expected = "expected a whole number from \(range.lowerBound) to \(range.upperBound)"
+            throw InvalidValue(expected: why.map { "\(expected): \($0)" } ?? expected)
+        }
+        return value
+    }
+
+    private static func decimal(_ text: String, in range: ClosedRange<Double>) throws -> Double {
+        guard let value = Double(text), range.contains(value) else {
+            throw InvalidValue(expected: "expected a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    private static func bool(_ text: String) throws -> Bool {
+        switch text.lowercased() {
+        case "1", "t", "true", "yes": return true
+        case "0", "f", "false", "no", "": return false
+        default: throw InvalidValue(expected: "expected true or false")
+        }
+    }
+
+    /// An HTTP(S) proxy only: it tunnels (CONNECT) to the address thumbd checked, where a SOCKS
+    /// proxy might resolve the name itself.
+    private static func proxyURL(_ text: String) throws -> String {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+            throw InvalidValue(expected: "expected an http:// or https:// proxy URL")
+        }
+        return text
+    }
+
+    /// A group name or number, looked up now so that a typo fails the start.
+    private static func groupID(_ text: String) throws -> gid_t {
+        if let number = gid_t(text) { return number }
+        var entry = Glibc.group()
+        var found: UnsafeMutablePointer<Glibc.group>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getgrnam_r(text, &entry, &buffer, buffer.count, &found) == 0, found != nil else {
+            throw InvalidValue(expected: "expected a group name or number (the group nginx's workers run in)")
+        }
+        return entry.gr_gid
+    }
+
+    private static func absolutePath(_ text: String) throws -> String {
+        guard text.hasPrefix("/") else { throw InvalidValue(expected: "expected an absolute path") }
+        return text.count > 1 && text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
+
+    /// An image's bytes (the watermark, the fallback), read once at start: a file that is missing
+    /// or not an image is a problem now, not a 500 on the first URL that needs it.
+    private static func imageFile(_ path: String) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InvalidValue(expected: "expected a readable image file")
+        }
+        return try image([UInt8](data))
+    }
+
+    /// imgproxy's FALLBACK_IMAGE_DATA: the image itself, in base64.
+    private static func imageData(_ text: String) throws -> [UInt8] {
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw InvalidValue(expected: "expected an image in base64")
+        }
+        return try image([UInt8](data))
+    }
+
+    private static func image(_ bytes: [UInt8]) throws -> [UInt8] {
+        guard ContentSniffer.format(of: bytes) != nil else {
+            throw InvalidValue(expected: "expected a \(ContentSniffer.readableNames) image")
+        }
+        return bytes
+    }
+
+    /// An existing directory, checked now so a typo fails the start rather than every local source.
+    private static func directory(_ text: String) throws -> String {
+        let path = try absolutePath(text)
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw InvalidValue(expected: "expected an existing directory: \(String(cString: strerror(errno)))")
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw InvalidValue(expected: "expected a directory, not a file")
+        }
+        return path
+    }
+
+    /// Comma-separated items, trimmed, empty ones skipped (a trailing comma is harmless).
+    private static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// Every entry that is not an address or CIDR range is named in the one problem.
+    private static func addressRanges(_ text: String) throws -> [AddressRange] {
+        let items = list(text)
+        let invalid = items.filter { AddressRange($0) == nil }
+        guard invalid.isEmpty else {
+            let names = invalid.map(\.debugDescription).joined(separator: ", ")
+            throw InvalidValue(expected: "expected addresses or CIDR ranges (10.0.0.5, fd00::/8), not \(names)")
+        }
+        return items.compactMap(AddressRange.init)
+    }
+
+    /// Comma-separated hex strings, as imgproxy takes several keys or salts.
+    private static func hexList(_ text: String) throws -> [[UInt8]] {
+        var list: [[UInt8]] = []
+        for item in text.split(separator: ",") {
+            guard let bytes = hex(item.trimmingCharacters(in: .whitespaces)) else {
+                throw InvalidValue(expected: "expected hex, comma-separated for several")
+            }
+            list.append(bytes)
+        }
+        return list
+    }
+
+    private static func hex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count.isMultiple(of: 2), text.allSatisfy(\.isHexDigit) else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension Int {
+    fileprivate var nonZero: Int? { self == 0 ? nil : self }
+}
+
+extension Logger.Level {
+    /// imgproxy's level names, plus swift-log's.
+    init?(imgproxyName name: String) {
+        switch name.lowercased() {
+        case "warn": self = .warning
+        case "fatal": self = .critical
+        default: self.init(rawValue: name.lowercased())
+        }
+    }
+}

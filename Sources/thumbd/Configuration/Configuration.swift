@@ -1,0 +1,68 @@
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbCache
+import ThumbFetch
+import ThumbImaging
+import ThumbJobs
+import ThumbRequest
+import ThumbRuntime
+import ThumbServer
+
+/// Everything thumbd is told at start, typed per area, each default written on its field.
+/// Components take their part in `init` and never read the environment themselves.
+public struct Configuration: Sendable {
+    public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
+    /// The group nginx's workers run in: the unix socket is 0660 in it. nil: thumbd's own group.
+    public var socketGroup: gid_t?
+    /// Seconds a FastCGI connection has to send its whole request head before it is closed.
+    public var paramsTimeout = 5.0
+    public var cacheRoot = "/var/cache/thumbd"
+    public var cache = CacheSettings()
+    /// FastCGI worker threads; each request runs on one from start to end.
+    public var workers = 2 * System.coreCount
+    public var logLevel = Logger.Level.info
+    /// No key and not insecure: no URL verifies (serving refuses to start so, see `signingProblem`).
+    public var signing = SignatureVerifier(pairs: [])
+    /// Prepended to sources without a scheme.
+    public var baseURL: String?
+    /// URL prefixes a source, and every redirect it takes, must start with; empty allows every source.
+    public var allowedSources: SourceAllowList {
+        get { fetch.allowedSources }
+        set { fetch.allowedSources = newValue }
+    }
+    /// The directory `local:///path` sources are read under; nil turns local sources off.
+    public var localFileSystemRoot: String?
+    /// WebP or AVIF for URLs without a format, by the client's Accept header.
+    public var negotiation = FormatNegotiation()
+    public var fetch = OriginFetcher.Configuration()
+    public var limits = ConcurrencyLimits()
+    public var render = Renderer.Configuration()
+    /// What a request whose source fails gets instead of an error, if anything.
+    public var fallback = FallbackImage.Settings()
+    /// The directory holding thumbd's ImageMagick policy.xml (deploy/policy.xml).
+    public var magickPolicyDirectory = "/etc/thumbd"
+    /// How URL options are read: presets, presets-only URLs, security options.
+    public var options = OptionParser()
+
+    public init() {}
+
+    /// Why URLs cannot be served or signed as configured: neither a key nor insecure mode.
+    public var signingProblem: String? {
+        guard !signing.isConfigured else { return nil }
+        return "no KEY and SALT: set them (hex) to sign URLs, or INSECURE=true to serve unsigned URLs to anyone"
+    }
+
+    /// The parser of request paths: signing, base URL, presets, presets-only mode and security
+    /// options.
+    public var requestPathParser: RequestPathParser {
+        RequestPathParser(verifier: signing, baseURL: baseURL, options: options)
+    }
+
+    /// The reader for `local://` sources, nil when they are off: a caller holding nil answers them
+    /// with `LocalFileReader.notEnabled`. Local files obey the same byte limit as downloads.
+    public var localFileReader: LocalFileReader? {
+        localFileSystemRoot.map { LocalFileReader(root: $0, maxBytes: fetch.maxBytes) }
+    }
+}
