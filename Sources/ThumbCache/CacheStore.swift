@@ -10,9 +10,11 @@ import ThumbRuntime
 public struct CacheStore: Sendable {
     public let index: CacheIndex
     public var root: String { index.root }
+    private let recentlyStored: RecentlyStored
 
     public init(index: CacheIndex) {
         self.index = index
+        recentlyStored = RecentlyStored(capacity: 10_000)
     }
 
     public func absolute(_ path: CachePath) -> String { root + path.relative }
@@ -40,11 +42,20 @@ public struct CacheStore: Sendable {
             try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: bytes.count)) {
                 () throws(ThumbError) in try FileSystem.rename(temp.path, to: target)
             }
+            recentlyStored.keep(path, for: key)
         } catch {
             if open { _ = Glibc.close(temp.fd) }
             unlink(temp.path)
             throw error
         }
+    }
+
+    /// `request`'s own name for a thumbnail this process stored under another spelling of its URL
+    /// (the same key), made a link to that file; nil when none is known or its file has gone
+    /// (evicted, purged) since.
+    public func linkToStored(_ request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> CachePath? {
+        guard let stored = recentlyStored[request.key], FileSystem.isRegularFile(absolute(stored)) else { return nil }
+        return try link(request, documentURI: documentURI, to: stored)
     }
 
     /// Where `request`'s URL has the thumbnail stored at `stored` (the same key, perhaps spelt

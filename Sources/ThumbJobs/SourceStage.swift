@@ -16,7 +16,7 @@ public struct SourceStage: Sendable {
     public let hosts: HostLimiter
     public let recent: RecentSources
     public let failures: FailureMemory
-    public let coalescer = Coalescer<String, SourceOutcome, Never>()
+    public let coalescer = Coalescer<String, SourceOutcome>()
     public let metrics: Metrics
 
     public init(fetcher: OriginFetcher, localReader: LocalFileReader?, pool: BlockingPool, hosts: HostLimiter,
@@ -35,7 +35,7 @@ public struct SourceStage: Sendable {
         // The memories are asked inside the job: a request that came an instant after a job for
         // the URL ended joins none, and its own job finds that job's source (or failure) there
         // instead of fetching it again.
-        return await coalescer.outcome(for: url) { _ in (await stage.rememberedOrFetched(url), nil) }
+        return await coalescer.outcome(for: url) { await stage.rememberedOrFetched(url) }
     }
 
     private func rememberedOrFetched(_ url: String) async -> SourceOutcome {

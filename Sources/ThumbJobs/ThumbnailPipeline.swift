@@ -9,7 +9,7 @@ import ThumbRuntime
 /// render and the store on the render pool. The orchestration is async; every blocking step runs
 /// on a pool of threads thumbd owns.
 public struct ThumbnailPipeline: Sendable {
-    public typealias ThumbnailCoalescer = Coalescer<ThumbnailKey, JobOutcome, CachePath>
+    public typealias ThumbnailCoalescer = Coalescer<ThumbnailKey, JobOutcome>
 
     public let sources: SourceStage
     public let renderer: Renderer
@@ -35,8 +35,8 @@ public struct ThumbnailPipeline: Sendable {
     }
 
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
-    /// coalescer calls its waiters. The job goes on whether or not anyone still waits, so a late
-    /// thumbnail still fills the cache for the next client.
+    /// coalescer calls its waiters, stored under `request`'s own name. The job goes on whether or
+    /// not anyone still waits, so a late thumbnail still fills the cache for the next client.
     ///
     /// Where a miss runs, in order, and why each place:
     /// - the gate's thread (epoll) holds a connection until its request head is whole, so a slow
@@ -55,25 +55,25 @@ public struct ThumbnailPipeline: Sendable {
     public func join(_ request: ThumbnailRequest, documentURI: String,
                      waiter: @escaping ThumbnailCoalescer.Waiter) {
         let pipeline = self
-        coalescer.join(request.key, waiter: waiter) { previous in
-            let outcome = await pipeline.run(request, documentURI: documentURI, previous: previous)
-            let receipt: CachePath? = if case .success(let thumbnail) = outcome { thumbnail.stored } else { nil }
-            return (outcome, receipt)
+        coalescer.join(request.key, waiter: { outcome in
+            waiter(pipeline.spelled(outcome, as: request, documentURI: documentURI))
+        }) {
+            await pipeline.run(request, documentURI: documentURI)
         }
     }
 
-    /// `previous` is where an earlier job put the same thumbnail (another spelling of the URL):
-    /// if that file is still there, it is linked instead of made again.
-    private func run(_ request: ThumbnailRequest, documentURI: String, previous: CachePath?) async -> JobOutcome {
+    private func run(_ request: ThumbnailRequest, documentURI: String) async -> JobOutcome {
         if let fallback = recentFallbacks.thumbnail(for: request.key) {
             metrics.increment(.fallbacks)
             return .success(fallback)
         }
         let pipeline = self
-        if let previous, case .success(let reused) = await renderPool.runCatching({ () throws(ThumbError) in
-            try pipeline.reuse(previous, for: request, documentURI: documentURI)
+        // Stored already under another spelling of the URL, and still there: linked, not made again.
+        if case .success(let linked?) = await renderPool.runCatching({ () throws(ThumbError) in
+            try pipeline.store.linkToStored(request, documentURI: documentURI)
         }) {
-            return .success(reused)
+            // Answered from its file (X-Accel-Redirect): its bytes are not read.
+            return .success(Thumbnail(bytes: [], format: linked.format, stored: linked))
         }
         let started = DispatchTime.now()
         let source = await sources.source(for: request.sourceURL)
@@ -104,12 +104,19 @@ public struct ThumbnailPipeline: Sendable {
         return .success(thumbnail)
     }
 
-    private func reuse(_ previous: CachePath, for request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> Thumbnail {
-        // Evicted or purged since: made again.
-        guard FileSystem.isRegularFile(store.absolute(previous)) else { throw .internalFailure("\(previous.relative) is gone") }
-        let path = try store.link(request, documentURI: documentURI, to: previous)
-        // Answered from its file (X-Accel-Redirect): its bytes are not read.
-        return Thumbnail(bytes: [], format: previous.format, stored: path)
+    /// The outcome as a request that joined the job gets it: a URL that spells the thumbnail
+    /// otherwise than the one that started the job gets its own name, a link to the same file.
+    /// Called on the waiters' thread, off the cooperative pool: the link is a quick disk call.
+    private func spelled(_ outcome: JobOutcome, as request: ThumbnailRequest, documentURI: String) -> JobOutcome {
+        guard case .success(let thumbnail) = outcome, let stored = thumbnail.stored else { return outcome }
+        do throws(ThumbError) {
+            let own = try store.link(request, documentURI: documentURI, to: stored)
+            return .success(Thumbnail(bytes: thumbnail.bytes, format: thumbnail.format, stored: own))
+        } catch {
+            // The job's own name serves the same picture; only this spelling stays uncached.
+            logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
+            return outcome
+        }
     }
 
     private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,

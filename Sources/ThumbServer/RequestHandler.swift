@@ -109,8 +109,7 @@ public struct RequestHandler: Sendable {
         }
     }
 
-    /// A finished job's answer; a request whose URL spells the thumbnail differently from the
-    /// one that started the job gets its own path as a link to the same file.
+    /// A finished job's answer.
     private func answer(_ outcome: JobOutcome, for request: ThumbnailRequest, incoming: IncomingRequest) -> OutgoingResponse {
         switch outcome {
         case .success(let thumbnail):
@@ -121,7 +120,6 @@ public struct RequestHandler: Sendable {
                 return .image(thumbnail.bytes, format: thumbnail.format, disposition: ContentDisposition.header(for: request, format: thumbnail.format),
                               varies: request.variesByAccept, expiresAt: request.options.expiresAt)
             }
-            aliasIfSpelledDifferently(incoming.documentURI, to: stored, for: request)
             return storedAnswer(stored, made: true, for: request)
         case .failure(let error):
             return errorResponse(error, uri: incoming.requestURI)
@@ -147,14 +145,6 @@ public struct RequestHandler: Sendable {
             break
         }
         return .error(error)
-    }
-
-    private func aliasIfSpelledDifferently(_ documentURI: String, to stored: CachePath, for request: ThumbnailRequest) {
-        do throws(ThumbError) {
-            _ = try store.link(request, documentURI: documentURI, to: stored)
-        } catch {
-            logger.warning("cannot link second spelling", metadata: ["uri": "\(documentURI)", "error": "\(error)"])
-        }
     }
 
     private func metricsResponse() -> OutgoingResponse {

@@ -4,22 +4,20 @@ import Testing
 @testable import ThumbJobs
 @testable import ThumbRuntime
 
-/// The coalescer's contract: one job per key at a time, every waiter gets that job's outcome,
-/// receipts of finished jobs reach the next job for the key.
+/// The coalescer's contract: one job per key at a time, and every waiter gets that job's outcome.
 @Suite(.timeLimit(.minutes(2)))
 struct CoalescerTests {
-    typealias StringCoalescer = Coalescer<String, Int, String>
+    typealias StringCoalescer = Coalescer<String, Int>
 
-    /// Jobs that record the receipt they start with and end only when the test says how.
+    /// Jobs that count their starts and end only when the test says how.
     final class Jobs<Outcome: Sendable>: Sendable {
-        private let starts = Mutex<[String?]>([])
-        private let endings = Mutex<[String: (outcome: Outcome, receipt: String?)]>([:])
-        var count: Int { starts.withLock { $0.count } }
-        var receipts: [String?] { starts.withLock { $0 } }
+        private let starts = Atomic(0)
+        private let endings = Mutex<[String: Outcome]>([:])
+        var count: Int { starts.load(ordering: .relaxed) }
 
-        func job(_ key: String) -> @Sendable (String?) async -> (outcome: Outcome, receipt: String?) {
-            { previous in
-                self.starts.withLock { $0.append(previous) }
+        func job(_ key: String) -> @Sendable () async -> Outcome {
+            {
+                self.starts.add(1, ordering: .relaxed)
                 while true {
                     if let ending = self.endings.withLock({ $0.removeValue(forKey: key) }) { return ending }
                     try? await Task.sleep(for: .milliseconds(1))
@@ -27,9 +25,9 @@ struct CoalescerTests {
             }
         }
 
-        /// Lets the running job for `key` end with this outcome and receipt.
-        func finish(_ key: String, with outcome: Outcome, receipt: String?) {
-            endings.withLock { $0[key] = (outcome, receipt) }
+        /// Lets the running job for `key` end with this outcome.
+        func finish(_ key: String, with outcome: Outcome) {
+            endings.withLock { $0[key] = outcome }
         }
     }
 
@@ -48,7 +46,7 @@ struct CoalescerTests {
             }
         }
         while coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
-        starts.finish("k", with: 42, receipt: "stored")
+        starts.finish("k", with: 42)
 
         // Then one job started, 49 joined it, and all 50 got its outcome
         let outcomes = await results.value
@@ -71,7 +69,7 @@ struct CoalescerTests {
                 coalescer.join("k", waiter: { outcome in answered.add(outcome, ordering: .relaxed) }, job: starts.job("k"))
             }
         }
-        starts.finish("k", with: 1, receipt: nil)
+        starts.finish("k", with: 1)
         while answered.load(ordering: .relaxed) < 400 { try? await Task.sleep(for: .milliseconds(1)) }
 
         // Then exactly one job ran, the 399 others joined it, and each of the 400 got its outcome once
@@ -93,7 +91,7 @@ struct CoalescerTests {
         }
 
         // When the job ends
-        starts.finish("k", with: 7, receipt: nil)
+        starts.finish("k", with: 7)
         while answers.withLock({ $0.count }) < 50 { try? await Task.sleep(for: .milliseconds(1)) }
 
         // Then one job ran, and every waiter got its outcome, all on one thread, one after another
@@ -115,7 +113,7 @@ struct CoalescerTests {
             blocked.store(true, ordering: .relaxed)
             release.wait()
         }, job: starts.job("slow"))
-        starts.finish("slow", with: 1, receipt: nil)
+        starts.finish("slow", with: 1)
         while !blocked.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             released.store(true, ordering: .relaxed)
@@ -125,7 +123,7 @@ struct CoalescerTests {
         // When another key's job runs meanwhile
         async let other = coalescer.outcome(for: "other", job: starts.job("other"))
         while coalescer.jobsStarted < 2 { await Task.yield() }
-        starts.finish("other", with: 2, receipt: nil)
+        starts.finish("other", with: 2)
 
         // Then it ends and is answered while the first waiter is still blocked
         #expect(await other == 2)
@@ -134,40 +132,22 @@ struct CoalescerTests {
         if !waitedForTheBlockedWaiter { release.signal() }
     }
 
-    @Test func theNextJobForAKeyGetsTheLastReceipt() async {
-        let coalescer = StringCoalescer()
-        let starts = Jobs<Int>()
-
-        // a first job, finished with a receipt
-        async let first = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 1 { await Task.yield() }
-        starts.finish("k", with: 1, receipt: "path-1")
-        #expect(await first == 1)
-
-        // a second job for the same key starts anew, told where the first put its result
-        async let second = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
-        starts.finish("k", with: 2, receipt: nil)
-        #expect(await second == 2)
-        #expect(starts.receipts == [nil, "path-1"])
-    }
-
-    @Test func aFailureReachesEveryWaiterAndLeavesNoReceipt() async {
-        let coalescer = Coalescer<String, Result<Int, ThumbError>, String>()
+    @Test func aFailureReachesEveryWaiterAndTheNextRequestStartsAnew() async {
+        let coalescer = Coalescer<String, Result<Int, ThumbError>>()
         let starts = Jobs<Result<Int, ThumbError>>()
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
         while coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
-        starts.finish("k", with: .failure(.sourceNotFound), receipt: nil)
+        starts.finish("k", with: .failure(.sourceNotFound))
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
         while coalescer.jobsStarted < 2 { await Task.yield() }
-        starts.finish("k", with: .success(1), receipt: nil)
+        starts.finish("k", with: .success(1))
         #expect(await c == .success(1))
-        #expect(starts.receipts == [nil, nil])
+        #expect(starts.count == 2)
     }
 
     @Test func differentKeysAreDifferentJobs() async {
@@ -176,30 +156,9 @@ struct CoalescerTests {
         async let a = coalescer.outcome(for: "a", job: starts.job("a"))
         async let b = coalescer.outcome(for: "b", job: starts.job("b"))
         while coalescer.jobsStarted < 2 { await Task.yield() }
-        starts.finish("a", with: 1, receipt: nil)
-        starts.finish("b", with: 2, receipt: nil)
+        starts.finish("a", with: 1)
+        starts.finish("b", with: 2)
         #expect(await (a, b) == (1, 2))
         #expect(coalescer.requestsJoined == 0)
-    }
-
-    @Test func receiptsAreBoundedOldestFirst() async {
-        let coalescer = StringCoalescer(recentCapacity: 2)
-        let starts = Jobs<Int>()
-        /// Runs one whole job for `key` and finishes it with `receipt`.
-        func job(_ key: String, receipt: String?) async {
-            let before = coalescer.jobsStarted
-            async let done = coalescer.outcome(for: key, job: starts.job(key))
-            while coalescer.jobsStarted == before { await Task.yield() }
-            starts.finish(key, with: 0, receipt: receipt)
-            _ = await done
-        }
-        for key in ["a", "b", "c"] {
-            await job(key, receipt: "receipt-\(key)")
-        }
-        // "a" was dropped for "c"; "b" and "c" are kept
-        for key in ["a", "b", "c"] {
-            await job(key, receipt: nil)
-        }
-        #expect(starts.receipts.suffix(3) == [nil, "receipt-b", "receipt-c"])
     }
 }
