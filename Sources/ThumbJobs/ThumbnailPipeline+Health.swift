@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ThumbRuntime
+
+/// What stops the pipeline from making thumbnails now, for the health check: the server asks
+/// this, and need not know the pools, the cache root or the actors a job passes.
+extension ThumbnailPipeline {
+    public func healthProblems() -> [String] {
+        var problems: [String] = []
+        if let why = cacheRootProblem() { problems.append("cannot store thumbnails: \(why)") }
+        for pool in [sources.pool, renderPool] where pool.isFull {
+            problems.append("the \(pool.name) queue is full")
+        }
+        // Jobs run as tasks on Swift's cooperative pool, and every fetch passes the host limiter,
+        // an actor there: it must answer at once.
+        let hosts = sources.hosts
+        if BlockingBridge.wait(timeout: 2, for: { await hosts.waitingCount }) == nil {
+            problems.append("jobs are not being scheduled (no answer from Swift's cooperative pool in 2 s)")
+        }
+        return problems
+    }
+
+    /// A file can be made in the cache root (and is removed again).
+    private func cacheRootProblem() -> String? {
+        do throws(ThumbError) {
+            let temp = try FileSystem.makeTempFile(besides: store.root + "/health")
+            unlink(temp.path)
+            try FileSystem.close(temp.fd)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+}
