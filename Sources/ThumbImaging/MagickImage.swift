@@ -30,6 +30,12 @@ final class MagickImage {
     var height: Int { MagickGetImageHeight(wand) }
     var frameCount: Int { MagickGetNumberImages(wand) }
     var orientation: OrientationType { MagickGetImageOrientation(wand) }
+    /// EXIF orientations 5 to 8 swap width and height.
+    var isTransposed: Bool { Self.isTransposed(orientation) }
+
+    static func isTransposed(_ orientation: OrientationType) -> Bool {
+        [LeftTopOrientation, RightTopOrientation, RightBottomOrientation, LeftBottomOrientation].contains(orientation)
+    }
 
     /// Reads only the header: dimensions and orientation, no pixels. The first frame is left
     /// current (ImageMagick leaves the last): a render starts from its size and canvas.
@@ -229,8 +235,10 @@ final class MagickImage {
         try check(ok, or: { .unprocessable("cannot convert colour profile: \($0)") })
     }
 
-    func transformColorspace(_ colorspace: ColorspaceType) throws(ThumbError) {
-        try check(MagickTransformImageColorspace(wand, colorspace), or: { .internalFailure("colorspace: \($0)") })
+    var isCMYK: Bool { colorspace == CMYKColorspace }
+
+    func transformToSRGB() throws(ThumbError) {
+        try check(MagickTransformImageColorspace(wand, sRGBColorspace), or: { .internalFailure("colorspace: \($0)") })
     }
 
     func property(_ name: String) -> String? {

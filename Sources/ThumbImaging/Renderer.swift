@@ -1,4 +1,3 @@
-import CMagickWand
 import ThumbRequest
 import ThumbRuntime
 
@@ -134,13 +133,13 @@ public struct Renderer: Sendable {
     static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
         typealias Size = (width: Int, height: Int)
         // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.
-        let (frames, orientation): ([(seen: Size, decoded: Size)], OrientationType)
+        let (frames, transposed): ([(seen: Size, decoded: Size)], Bool)
         var pinged: MagickImage?
         if format == .webp {
             // ImageMagick reads no orientation from a WebP either; libwebp keeps frames inside the canvas.
             let header = try WebPHeader(source)
             let canvas = (width: header.width, height: header.height)
-            (frames, orientation) = (Array(repeating: (canvas, canvas), count: max(1, header.frames)), UndefinedOrientation)
+            (frames, transposed) = (Array(repeating: (canvas, canvas), count: max(1, header.frames)), false)
         } else {
             let header = MagickImage()
             try header.ping(source)
@@ -149,7 +148,7 @@ public struct Renderer: Sendable {
                 let canvasIsLarger = frame.canvas.width * frame.canvas.height > frame.size.width * frame.size.height
                 return (frame.canvas, canvasIsLarger ? frame.canvas : frame.size)
             }
-            orientation = header.orientation
+            transposed = header.isTransposed
             pinged = header
         }
         guard let first = frames.first?.seen, frames.allSatisfy({ $0.seen.width > 0 && $0.seen.height > 0 }) else {
@@ -167,7 +166,7 @@ public struct Renderer: Sendable {
         guard decoded <= maxPixels else {
             throw .unprocessable("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
         }
-        return Header(width: first.width, height: first.height, frames: frames.count, transposed: isTransposed(orientation),
+        return Header(width: first.width, height: first.height, frames: frames.count, transposed: transposed,
                       pinged: pinged)
     }
 
@@ -246,9 +245,5 @@ public struct Renderer: Sendable {
         guard scale * 3 <= 1 else { return nil }
         guard plan.sourceCrop != nil else { return (plan.scaledWidth, plan.scaledHeight) }
         return (max(1, Int((Double(source.width) * scale).rounded(.up))), max(1, Int((Double(source.height) * scale).rounded(.up))))
-    }
-
-    static func isTransposed(_ orientation: OrientationType) -> Bool {
-        [LeftTopOrientation, RightTopOrientation, RightBottomOrientation, LeftBottomOrientation].contains(orientation)
     }
 }

@@ -1,4 +1,3 @@
-import CMagickWand
 import ThumbRequest
 import ThumbRuntime
 
@@ -10,8 +9,8 @@ struct ConvertToSRGB: PreparationStep {
             // An sRGB profile needs no conversion; the transform costs time on every pixel.
             if image.property("icc:description")?.contains("sRGB") == true { return }
             try image.convert(toProfile: SRGBProfile.bytes)
-        } else if image.colorspace == CMYKColorspace {
-            try image.transformColorspace(sRGBColorspace)
+        } else if image.isCMYK {
+            try image.transformToSRGB()
         }
     }
 }

@@ -1,4 +1,3 @@
-import CMagickWand
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
@@ -160,23 +159,6 @@ struct ResizePlanTests {
 
         #expect(hint?.width == expected?.0)
         #expect(hint?.height == expected?.1)
-    }
-
-    @Test func orientationsFiveToEightAreTransposed() {
-        let orientations: [(OrientationType, Bool)] = [
-            (UndefinedOrientation, false),
-            (TopLeftOrientation, false),
-            (TopRightOrientation, false),
-            (BottomRightOrientation, false),
-            (BottomLeftOrientation, false),
-            (LeftTopOrientation, true),
-            (RightTopOrientation, true),
-            (RightBottomOrientation, true),
-            (LeftBottomOrientation, true),
-        ]
-        for (orientation, transposed) in orientations {
-            #expect(Renderer.isTransposed(orientation) == transposed, "EXIF orientation \(orientation.rawValue)")
-        }
     }
 
     /// What a decoder that cuts (libwebp) reads: the fill's window mapped back to the source,
