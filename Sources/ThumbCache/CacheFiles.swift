@@ -36,7 +36,7 @@ struct CacheFiles: Sendable {
     func info(_ path: String) -> stat? {
         inDirectory(of: path) { directory, name in
             var info = stat()
-            guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+            guard fstatat(directory.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
             return info
         } ?? nil
     }
@@ -45,24 +45,22 @@ struct CacheFiles: Sendable {
     /// there any more (removed now, or gone already).
     @discardableResult
     func remove(_ path: String) -> Bool {
-        inDirectory(of: path) { directory, name in unlinkat(directory, name, 0) == 0 || errno == ENOENT } ?? false
+        inDirectory(of: path) { directory, name in unlinkat(directory.raw, name, 0) == 0 || errno == ENOENT } ?? false
     }
 
     /// Runs `body` with the file's directory open (reached without following a link, openat2's
     /// RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS) and its name.
-    private func inDirectory<T>(of path: String, _ body: (Int32, String) -> T) -> T? {
+    private func inDirectory<T>(of path: String, _ body: (borrowing FileDescriptor, String) -> T) -> T? {
         guard Self.isWellFormed(path) else { return nil }
         let segments = path.split(separator: "/")
         let failure = { (code: Int32) in ThumbError.internalFailure("\(path): \(String(cString: strerror(code)))") }
-        let directory: Int32
+        let directory: FileDescriptor
         do throws(ThumbError) {
             let top = try SymlinkFreeWalk.openRoot(root, failure: failure)
-            defer { close(top) }
             directory = try SymlinkFreeWalk.openDirectory(Array(segments.dropLast()), beneath: top, failure: failure)
         } catch {
             return nil  // missing, or a link on the way: no file of the cache's there
         }
-        defer { close(directory) }
         return body(directory, String(segments[segments.count - 1]))
     }
 

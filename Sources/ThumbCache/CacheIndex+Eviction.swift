@@ -87,8 +87,8 @@ extension CacheIndex {
 guard evicting.try() else { return nil }
 defer { evicting.unlock() }
         let mapping = current
-        guard cshm_lock_byte(mapping.fd, 1, 0) == 0 else { return nil }
-        defer { _ = cshm_unlock_byte(mapping.fd, 1) }
+        guard cshm_lock_byte(mapping.file.raw, 1, 0) == 0 else { return nil }
+        defer { _ = cshm_unlock_byte(mapping.file.raw, 1) }
         return try body()
     }
 }

@@ -31,21 +31,17 @@ public struct CacheStore: Sendable {
     public func publish(_ bytes: [UInt8], at path: CachePath, key: ThumbnailKey, sourceURL: String) throws(ThumbError) {
         let target = try directoryMade(for: path)
         let temp = try FileSystem.makeTempFile(besides: target)
-        var open = true
+        let tempPath = temp.path
         do {
-            try FileSystem.writeAll(bytes, to: temp.fd)
-            StoredFileIdentity(key: key, sourceURL: sourceURL).mark(temp.fd)
-            // close releases the descriptor even when it reports an error: never close it twice,
-            // the number may already belong to another thread's file or socket.
-            open = false
-            try FileSystem.close(temp.fd)
+            try FileSystem.writeAll(bytes, to: temp.file)
+            StoredFileIdentity(key: key, sourceURL: sourceURL).mark(temp.file)
+            try temp.close()
             try index.store(CacheIndex.Record(path: path.relative, key: key, sourceURL: sourceURL, bytes: bytes.count)) {
-                () throws(ThumbError) in try FileSystem.rename(temp.path, to: target)
+                () throws(ThumbError) in try FileSystem.rename(tempPath, to: target)
             }
             recentlyStored.keep(path, for: key)
         } catch {
-            if open { _ = Glibc.close(temp.fd) }
-            unlink(temp.path)
+            unlink(tempPath)
             throw error
         }
     }

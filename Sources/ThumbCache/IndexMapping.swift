@@ -8,7 +8,8 @@ import ThumbRuntime
 /// thread may still be reading it when another process replaces the file, and replacing (a
 /// rebuild) is rare, so keeping the old one costs nothing but address space.
 final class IndexMapping: @unchecked Sendable {
-    let fd: Int32
+    /// Open for the life of the process (a mapping is never unmapped): its lock is the index's.
+    let file: FileDescriptor
     let base: UnsafeMutableRawPointer
     let layout: IndexLayout
     /// The file this mapping is of; when the path names another file, the mapping is stale.
@@ -30,8 +31,8 @@ final class IndexMapping: @unchecked Sendable {
         }
     }
 
-    private init(fd: Int32, base: UnsafeMutableRawPointer, layout: IndexLayout, identity: FileIdentity) {
-        self.fd = fd
+    private init(file: consuming FileDescriptor, base: UnsafeMutableRawPointer, layout: IndexLayout, identity: FileIdentity) {
+        self.file = file
         self.base = base
         self.layout = layout
         self.identity = identity
@@ -40,34 +41,23 @@ final class IndexMapping: @unchecked Sendable {
     /// The index at `path`, or nil when there is none or it is not a valid index of this version
     /// (wrong magic, version, checksum or size): the caller then makes a new one.
     static func open(_ path: String) throws(ThumbError) -> IndexMapping? {
-        let fd = Glibc.open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 {
+        let raw = Glibc.open(path, O_RDWR | O_CLOEXEC)
+        if raw < 0 {
             if errno == ENOENT { return nil }
             throw .internalFailure("open \(path): \(String(cString: strerror(errno)))")
         }
+        let file = FileDescriptor(owning: raw)
         var info = stat()
-        guard fstat(fd, &info) == 0, info.st_size >= IndexLayout.headerSize else {
-            Glibc.close(fd)
-            return nil
-        }
-        guard let header = mmap(nil, IndexLayout.headerSize, PROT_READ, MAP_SHARED, fd, 0), header != MAP_FAILED else {
-            Glibc.close(fd)
+        guard fstat(file.raw, &info) == 0, info.st_size >= IndexLayout.headerSize else { return nil }
+        guard let header = mmap(nil, IndexLayout.headerSize, PROT_READ, MAP_SHARED, file.raw, 0), header != MAP_FAILED else {
             return nil
         }
         let layout = Self.validLayout(header: header, fileSize: Int(info.st_size))
         munmap(header, IndexLayout.headerSize)
-        guard let layout else {
-            Glibc.close(fd)
-            return nil
-        }
-        do throws(ThumbError) {
-            // A file copied sparse, or made before its space was reserved, gets its blocks now.
-            try reserve(fd: fd, bytes: layout.fileSize, path: path)
-        } catch {
-            Glibc.close(fd)
-            throw error
-        }
-        return try map(fd: fd, layout: layout, identity: FileIdentity(info), path: path)
+        guard let layout else { return nil }
+        // A file copied sparse, or made before its space was reserved, gets its blocks now.
+        try reserve(file, bytes: layout.fileSize, path: path)
+        return try map(file, layout: layout, identity: FileIdentity(info), path: path)
     }
 
     /// A new, empty index, written beside `path` and renamed over it, so another process sees
@@ -75,20 +65,15 @@ final class IndexMapping: @unchecked Sendable {
     static func create(_ path: String, layout: IndexLayout) throws(ThumbError) -> IndexMapping {
         let temp = "\(path).new-\(getpid())"
         unlink(temp)  // left by a process of this pid that died making it
-        let fd = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
-        var info = stat()
-        do throws(ThumbError) {
-            try reserve(fd: fd, bytes: layout.fileSize, path: path)
-            guard fstat(fd, &info) == 0 else { throw .internalFailure("stat \(temp): \(String(cString: strerror(errno)))") }
-        } catch {
-            Glibc.close(fd)
-            unlink(temp)
-            throw error
-        }
+        let raw = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard raw >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
+        let file = FileDescriptor(owning: raw)
         let mapping: IndexMapping
         do throws(ThumbError) {
-            mapping = try map(fd: fd, layout: layout, identity: FileIdentity(info), path: temp)
+            try reserve(file, bytes: layout.fileSize, path: path)
+            var info = stat()
+            guard fstat(file.raw, &info) == 0 else { throw .internalFailure("stat \(temp): \(String(cString: strerror(errno)))") }
+            mapping = try map(file, layout: layout, identity: FileIdentity(info), path: temp)
         } catch {
             unlink(temp)
             throw error
@@ -104,21 +89,20 @@ final class IndexMapping: @unchecked Sendable {
 
     /// Gives the file its blocks: a mapping whose pages have none faults with SIGBUS when the disk
     /// is full, which would take thumbd down instead of failing a store.
-    private static func reserve(fd: Int32, bytes: Int, path: String) throws(ThumbError) {
-        let result = posix_fallocate(fd, 0, off_t(bytes))
+    private static func reserve(_ file: borrowing FileDescriptor, bytes: Int, path: String) throws(ThumbError) {
+        let result = posix_fallocate(file.raw, 0, off_t(bytes))
         guard result == 0 else {
             throw .internalFailure("cannot reserve \(bytes) bytes for the cache index \(path): \(String(cString: strerror(result)))"
                 + (result == ENOSPC ? " (free space, or lower THUMBD_CACHE_MAX_ENTRIES, which sizes the index)" : ""))
         }
     }
 
-    private static func map(fd: Int32, layout: IndexLayout, identity: FileIdentity, path: String) throws(ThumbError) -> IndexMapping {
-        guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
-            let error = ThumbError.internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
-            Glibc.close(fd)
-            throw error
+    private static func map(_ file: consuming FileDescriptor, layout: IndexLayout, identity: FileIdentity,
+                            path: String) throws(ThumbError) -> IndexMapping {
+        guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, file.raw, 0), base != MAP_FAILED else {
+            throw .internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
         }
-        return IndexMapping(fd: fd, base: base, layout: layout, identity: identity)
+        return IndexMapping(file: file, base: base, layout: layout, identity: identity)
     }
 
     private static func validLayout(header: UnsafeMutableRawPointer, fileSize: Int) -> IndexLayout? {
@@ -227,13 +211,13 @@ final class IndexMapping: @unchecked Sendable {
     /// Blocks until this process holds the file's lock. The kernel drops it if the process dies,
     /// so a crash cannot leave it held.
     func lock() throws(ThumbError) {
-        while cshm_lock_byte(fd, 0, 1) != 0 {
+        while cshm_lock_byte(file.raw, 0, 1) != 0 {
             guard errno == EINTR else { throw .internalFailure("lock index: \(String(cString: strerror(errno)))") }
         }
     }
 
     func unlock() {
-        _ = cshm_unlock_byte(fd, 0)
+        _ = cshm_unlock_byte(file.raw, 0)
     }
 }
 

@@ -25,8 +25,8 @@ struct StoredFileIdentity: Equatable {
 
     /// Written on the temp file before its rename. Not written (ENOTSUP, or no room for it) costs
     /// only what the type's comment says: the thumbnail is stored all the same.
-    func mark(_ fd: Int32) {
-        ExtendedAttribute.set(Self.attribute, to: (keyHash.littleEndian, sourceHash.littleEndian), on: fd)
+    func mark(_ file: borrowing FileDescriptor) {
+        ExtendedAttribute.set(Self.attribute, to: (keyHash.littleEndian, sourceHash.littleEndian), on: file)
     }
 
     /// What `mark` wrote on the file at `path`, nil when nothing (or something else) is there.

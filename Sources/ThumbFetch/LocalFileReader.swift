@@ -96,23 +96,20 @@ public struct LocalFileReader: Sendable {
     /// O_NONBLOCK covers a FIFO that appears in between, and fstat on the open descriptor decides
     /// what is read.
     private func readRegularFile(_ components: [Substring], under rootPath: String) throws(ThumbError) -> [UInt8] {
-        let rootFD = try SymlinkFreeWalk.openRoot(rootPath) {
+        let root = try SymlinkFreeWalk.openRoot(rootPath) {
             Self.failure($0, "local filesystem root")
         }
-        defer { _ = close(rootFD) }
-        let directory = try SymlinkFreeWalk.openDirectory(components.dropLast(), beneath: rootFD) {
+        let directory = try SymlinkFreeWalk.openDirectory(components.dropLast(), beneath: root) {
             Self.failure($0, "local source")
         }
-        defer { _ = close(directory) }
         let name = String(components.last!)
         var info = stat()
-        guard fstatat(directory, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw Self.failure(errno, "local source") }
+        guard fstatat(directory.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
-        let fd = try FileSystem.retrying({ openat(directory, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }) {
-            Self.failure($0, "local source")
-        }
-        defer { _ = close(fd) }
-        guard fstat(fd, &info) == 0 else { throw Self.failure(errno, "local source") }
+        let file = FileDescriptor(owning: try FileSystem.retrying({
+            openat(directory.raw, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        }) { Self.failure($0, "local source") })
+        guard fstat(file.raw, &info) == 0 else { throw Self.failure(errno, "local source") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .sourceNotFound }
         guard info.st_size <= maxBytes else { throw .sourceTooLarge(limit: maxBytes) }
         // A file that grows while it is read is cut at the size fstat gave; one that shrinks ends early.
@@ -120,7 +117,7 @@ public struct LocalFileReader: Sendable {
         var offset = 0
         while offset < bytes.count {
             let count = try FileSystem.retrying({
-                bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeMutableBytes { Glibc.read(file.raw, $0.baseAddress! + offset, $0.count - offset) }
             }) { Self.failure($0, "local source") }
             guard count > 0 else { break }
             offset += count

@@ -26,7 +26,7 @@ extension ThumbnailPipeline {
         do throws(ThumbError) {
             let temp = try FileSystem.makeTempFile(besides: store.root + "/health")
             unlink(temp.path)
-            try FileSystem.close(temp.fd)
+            try temp.close()
             return nil
         } catch {
             return "\(error)"

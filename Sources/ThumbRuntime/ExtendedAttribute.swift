@@ -2,12 +2,12 @@ import CLinux
 
 /// A fixed-size value kept in an extended attribute (the user namespace) of a file.
 package enum ExtendedAttribute {
-    /// Sets `name` on the open file `fd` to the bytes of `value`; false when the file system
+    /// Sets `name` on the open `file` to the bytes of `value`; false when the file system
     /// refuses (ENOTSUP, or no room).
     @discardableResult
-    package static func set<Value>(_ name: String, to value: Value, on fd: Int32) -> Bool {
+    package static func set<Value>(_ name: String, to value: Value, on file: borrowing FileDescriptor) -> Bool {
         var value = value
-        return withUnsafeBytes(of: &value) { fsetxattr(fd, name, $0.baseAddress, $0.count, 0) } == 0
+        return withUnsafeBytes(of: &value) { fsetxattr(file.raw, name, $0.baseAddress, $0.count, 0) } == 0
     }
 
     /// `name` of the file at `path` (a symlink itself, not followed), when it holds exactly

@@ -28,22 +28,22 @@ package enum FileSystem {
 
     /// nil when there is no file at `path` (evicted a moment ago).
     static func readIfPresent(_ path: String) throws(ThumbError) -> [UInt8]? {
-        var fd: Int32
+        var raw: Int32
         repeat {
-            fd = open(path, O_RDONLY | O_CLOEXEC)
-        } while fd < 0 && errno == EINTR
-        if fd < 0 {
+            raw = open(path, O_RDONLY | O_CLOEXEC)
+        } while raw < 0 && errno == EINTR
+        if raw < 0 {
             if errno == ENOENT { return nil }
             throw failure("open \(path)")
         }
-        defer { _ = Glibc.close(fd) }
+        let file = FileDescriptor(owning: raw)
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("stat \(path)") }
+        guard fstat(file.raw, &info) == 0 else { throw failure("stat \(path)") }
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
         var offset = 0
         while offset < bytes.count {
             let count = try retrying("read \(path)") {
-                bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeMutableBytes { Glibc.read(file.raw, $0.baseAddress! + offset, $0.count - offset) }
             }
             guard count > 0 else { break }
             offset += count
@@ -64,33 +64,28 @@ package enum FileSystem {
 
     /// A temp file in the target's directory (so the rename stays on one file system),
     /// mode 0644: mkstemp makes 0600, which nginx's workers cannot read.
-    package static func makeTempFile(besides target: String) throws(ThumbError) -> (path: String, fd: Int32) {
+    package static func makeTempFile(besides target: String) throws(ThumbError) -> TempFile {
         let directory = target[..<(target.lastIndex(of: "/") ?? target.startIndex)]
         var template = Array("\(directory)/\(tempPrefix)\(getpid())-XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { throw failure("mkstemp in \(directory)") }
-        let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        guard fchmod(fd, 0o644) == 0 else {
-            let error = failure("chmod \(path)")
-            _ = Glibc.close(fd)
-            unlink(path)
-            throw error
+        let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard raw >= 0 else { throw failure("mkstemp in \(directory)") }
+        let temp = TempFile(path: template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) },
+                            file: FileDescriptor(owning: raw))
+        guard fchmod(temp.file.raw, 0o644) == 0 else {
+            unlink(temp.path)
+            throw failure("chmod \(temp.path)")
         }
-        return (path, fd)
+        return temp
     }
 
-    package static func writeAll(_ bytes: [UInt8], to fd: Int32) throws(ThumbError) {
+    package static func writeAll(_ bytes: [UInt8], to file: borrowing FileDescriptor) throws(ThumbError) {
         var offset = 0
         while offset < bytes.count {
             let written = try retrying("write") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                bytes.withUnsafeBytes { Glibc.write(file.raw, $0.baseAddress! + offset, $0.count - offset) }
             }
             offset += written
         }
-    }
-
-    package static func close(_ fd: Int32) throws(ThumbError) {
-        guard Glibc.close(fd) == 0 else { throw failure("close") }
     }
 
     package static func rename(_ from: String, to: String) throws(ThumbError) {
@@ -117,7 +112,7 @@ package enum FileSystem {
         }
     }
 
-    private static func failure(_ what: String) -> ThumbError {
+    static func failure(_ what: String) -> ThumbError {
         .internalFailure("\(what): \(String(cString: strerror(errno)))")
     }
 }

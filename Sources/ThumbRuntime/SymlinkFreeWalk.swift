@@ -8,28 +8,28 @@ import Glibc
 /// it: openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS, or, where the kernel has no openat2
 /// (before Linux 5.6: ENOSYS), one openat with O_NOFOLLOW per component.
 package enum SymlinkFreeWalk {
-    /// An O_PATH descriptor of the directory at `path`, the start of walks beneath it, which the
-    /// caller closes; `failure` turns an errno into the caller's error.
-    package static func openRoot(_ path: String, failure: (Int32) -> ThumbError) throws(ThumbError) -> Int32 {
-        try FileSystem.retrying({ open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) }, failure: failure)
+    /// An O_PATH descriptor of the directory at `path`, the start of walks beneath it;
+    /// `failure` turns an errno into the caller's error.
+    package static func openRoot(_ path: String, failure: (Int32) -> ThumbError) throws(ThumbError) -> FileDescriptor {
+        FileDescriptor(owning: try FileSystem.retrying({ open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) }, failure: failure))
     }
 
-    /// An O_PATH descriptor of the directory `components` name below `parent`, which the caller
-    /// closes; `failure` turns an errno into the caller's error: a symlink on the way is ELOOP or
+    /// An O_PATH descriptor of the directory `components` name below `parent`; `failure` turns an errno into the caller's error: a symlink on the way is ELOOP or
     /// ENOTDIR, a way out of `parent` EXDEV.
     package static func openDirectory(
-        _ components: [Substring], beneath parent: Int32, failure: (Int32) -> ThumbError
-    ) throws(ThumbError) -> Int32 {
+        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> ThumbError
+    ) throws(ThumbError) -> FileDescriptor {
         let path = components.isEmpty ? "." : components.joined(separator: "/")
         var unsupported = false
         do throws(ThumbError) {
-            return try FileSystem.retrying({
+            let parent = parent.raw
+            return FileDescriptor(owning: try FileSystem.retrying({
                 clinux_openat2(parent, path, UInt64(O_PATH | O_DIRECTORY | O_CLOEXEC),
                                UInt64(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS))
             }) { code in
                 unsupported = code == ENOSYS
                 return failure(code)
-            }
+            })
         } catch {
             guard unsupported else { throw error }
             return try walk(components, beneath: parent, failure: failure)
@@ -38,16 +38,17 @@ package enum SymlinkFreeWalk {
 
     /// Internal, not private: tests reach it on kernels that have openat2.
     static func walk(
-        _ components: [Substring], beneath parent: Int32, failure: (Int32) -> ThumbError
-    ) throws(ThumbError) -> Int32 {
-        var directory = try FileSystem.retrying({ openat(parent, ".", O_PATH | O_DIRECTORY | O_CLOEXEC) },
-                                                failure: failure)
+        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> ThumbError
+    ) throws(ThumbError) -> FileDescriptor {
+        let parent = parent.raw
+        var directory = FileDescriptor(owning: try FileSystem.retrying({ openat(parent, ".", O_PATH | O_DIRECTORY | O_CLOEXEC) },
+                                                                      failure: failure))
         for component in components {
-            let above = directory
-            defer { _ = close(above) }
-            directory = try FileSystem.retrying({
+            let above = directory.raw
+            // The directory above is closed as its successor takes its place.
+            directory = FileDescriptor(owning: try FileSystem.retrying({
                 openat(above, String(component), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            }, failure: failure)
+            }, failure: failure))
         }
         return directory
     }

@@ -16,9 +16,9 @@ struct SymlinkFreeWalkTests {
 
     /// Opens `relative` under the tree's root both ways: each way's error, nil where it opened.
     static func open(_ relative: String, in tree: LocalFileReaderTests.Tree) throws -> [ThumbError?] {
-        let root = Glibc.open(tree.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        try #require(root >= 0)
-        defer { close(root) }
+        let raw = Glibc.open(tree.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        try #require(raw >= 0)
+        let root = FileDescriptor(owning: raw)
         let components = relative.split(separator: "/")
         return [
             outcome { try SymlinkFreeWalk.openDirectory(components, beneath: root, failure: failure) },
@@ -26,9 +26,9 @@ struct SymlinkFreeWalkTests {
         ]
     }
 
-    static func outcome(_ open: () throws -> Int32) -> ThumbError? {
+    static func outcome(_ open: () throws -> FileDescriptor) -> ThumbError? {
         do {
-            close(try open())
+            _ = try open()
             return nil
         } catch {
             return error as? ThumbError
