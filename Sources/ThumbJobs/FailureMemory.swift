@@ -1,10 +1,11 @@
 import Dispatch
+import Synchronization
 import ThumbRuntime
 
 /// Failed sources, remembered for a short time, so a missing or broken source is not fetched
 /// again on every request: missing ones (404) longer than failing ones (5xx, timeouts), which
-/// may recover soon.
-public actor FailureMemory {
+/// may recover soon. Kept under a lock, not in an actor: a job asks without hopping.
+public final class FailureMemory: Sendable {
     public struct Lifetimes: Sendable {
         public var notFound: Double = 30
         public var failure: Double = 5
@@ -12,7 +13,7 @@ public actor FailureMemory {
         public init() {}
     }
 
-    private var failures: [String: (error: ThumbError, until: UInt64)] = [:]
+    private let failures = Mutex<[String: (error: ThumbError, until: UInt64)]>([:])
     private let lifetimes: Lifetimes
 
     public init(lifetimes: Lifetimes) {
@@ -20,12 +21,14 @@ public actor FailureMemory {
     }
 
     public func failure(for url: String) -> ThumbError? {
-        guard let remembered = failures[url] else { return nil }
-        guard remembered.until > DispatchTime.now().uptimeNanoseconds else {
-            failures[url] = nil
-            return nil
+        failures.withLock { failures in
+            guard let remembered = failures[url] else { return nil }
+            guard remembered.until > DispatchTime.now().uptimeNanoseconds else {
+                failures[url] = nil
+                return nil
+            }
+            return remembered.error
         }
-        return remembered.error
     }
 
     /// Overload and internal failures say nothing about the source and are not remembered.
@@ -37,7 +40,10 @@ public actor FailureMemory {
         case .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
         }
         guard seconds > 0 else { return }
-        if failures.count > 100_000 { failures.removeAll() }  // a flood of distinct failures; start over
-        failures[url] = (error, DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9))
+        let until = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        failures.withLock { failures in
+            if failures.count > 100_000 { failures.removeAll() }  // a flood of distinct failures; start over
+            failures[url] = (error, until)
+        }
     }
 }

@@ -39,7 +39,7 @@ public struct SourceStage: Sendable {
     }
 
     private func rememberedOrFetched(_ url: String) async -> SourceOutcome {
-        if let failure = await failures.failure(for: url) {
+        if let failure = failures.failure(for: url) {
             metrics.increment(.failureMemoryHits)
             return .failure(failure)
         }
@@ -50,7 +50,7 @@ public struct SourceStage: Sendable {
         let outcome = await fetch(url)
         switch outcome {
         case .success(let source): await recent.keep(source, for: url)
-        case .failure(let error): await failures.remember(error, for: url)
+        case .failure(let error): failures.remember(error, for: url)
         }
         return outcome
     }
@@ -79,7 +79,7 @@ public struct SourceStage: Sendable {
         let started = ContinuousClock.now
         let response = await pool.runCatching { () throws(ThumbError) in try fetcher.fetch(url) }
         metrics.record(.fetch, (try? response.get()) == nil ? .error : .ok, .now - started)
-        await hosts.release(host)
+        hosts.release(host)
         return response
     }
 

@@ -12,10 +12,8 @@ extension ThumbnailPipeline {
         for pool in [sources.pool, renderPool] where pool.isFull {
             problems.append("the \(pool.name) queue is full")
         }
-        // Jobs run as tasks on Swift's cooperative pool, and every fetch passes the host limiter,
-        // an actor there: it must answer at once.
-        let hosts = sources.hosts
-        if BlockingBridge.wait(timeout: 2, for: { await hosts.waitingCount }) == nil {
+        // Jobs run as tasks on Swift's cooperative pool: a task must start at once.
+        if BlockingBridge.wait(timeout: 2, for: { await Task.yield() }) == nil {
             problems.append("jobs are not being scheduled (no answer from Swift's cooperative pool in 2 s)")
         }
         return problems

@@ -5,9 +5,8 @@ import ThumbRuntime
 /// it need not know where each figure is kept.
 extension ThumbnailPipeline {
     public func scrapeMetrics() -> String {
-        let hosts = sources.hosts
         let recent = sources.recent
-        let sourceStage = BlockingBridge.wait(timeout: 5) { (await hosts.waitingCount, await recent.heldBytes) }
+        let heldSourceBytes = BlockingBridge.wait(timeout: 5) { await recent.heldBytes }
         let cache = store.index.usage
         let mirrored: [Metrics.Mirrored: Int] = [
             .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
@@ -17,10 +16,9 @@ extension ThumbnailPipeline {
         var levels: [Metrics.Level: Int] = [
             .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
             .fetchQueueLength: sources.pool.queued, .renderQueueLength: renderPool.queued,
+            .fetchesWaitingForHost: sources.hosts.waitingCount,
         ]
-        if let (waitingForHost, heldSourceBytes) = sourceStage {
-            levels.merge([.fetchesWaitingForHost: waitingForHost, .sourceMemoryBytes: heldSourceBytes]) { $1 }
-        }
+        if let heldSourceBytes { levels[.sourceMemoryBytes] = heldSourceBytes }
         return metrics.scrape(mirrored: mirrored, levels: levels)
     }
 }
