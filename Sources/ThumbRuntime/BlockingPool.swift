@@ -4,6 +4,11 @@ import Foundation
 /// queue in front: async code awaits the result without ever blocking Swift's cooperative pool,
 /// and work beyond the queue is refused at once instead of piling up. `shutdown` refuses new
 /// work, lets what is queued run, and ends the threads.
+///
+/// Not NIOThreadPool: its queue has no bound (a storm would queue without limit where thumbd
+/// answers 503), it cannot give its threads the stack ImageMagick needs, and it would bring
+/// swift-nio into the build for one class. Queued work is not cancelled: nothing cancels the
+/// tasks that await the pool, since a job goes on when its clients leave, to fill the cache.
 public final class BlockingPool: @unchecked Sendable {
     public let name: String
     private let queueLimit: Int
