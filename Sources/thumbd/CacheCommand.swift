@@ -21,7 +21,7 @@ struct CacheLocation: ParsableArguments {
     @Option(help: "The cache index file. [THUMBD_CACHE_INDEX, default <cache root>.index]")
     var cacheIndex: String?
 
-    func configuration() throws -> Configuration {
+    func configuration() throws -> Settings {
         var settings = try SettingsOptions.parse([])
         settings.cacheRoot = cacheRoot
         settings.cacheIndex = cacheIndex
@@ -31,7 +31,7 @@ struct CacheLocation: ParsableArguments {
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
     /// Run as root, the command first becomes the cache root's owner: the index and the paths in
     /// it are that user's writing, so nothing they say may be done with more rights than theirs.
-    func openIndex(_ configuration: Configuration) throws -> CacheIndex {
+    func openIndex(_ configuration: Settings) throws -> CacheIndex {
         try System.becomeOwner(of: configuration.cacheRoot)
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {

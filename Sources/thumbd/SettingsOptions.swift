@@ -174,10 +174,10 @@ struct SettingsOptions: ParsableArguments {
 
     /// Loads and validates the whole configuration; on any problem, lists them all and exits 2.
     /// What serves or signs URLs needs a key or insecure mode too.
-    func configuration(signingURLs: Bool = false) throws -> Configuration {
+    func configuration(signingURLs: Bool = false) throws -> Settings {
         let environment = ProcessInfo.processInfo.environment
         let flags = flagValues()
-        let loaded = Configuration.load { setting in
+        let loaded = Settings.load { setting in
             if let value = flags[setting] { return (value, "--\(Self.flagName(setting))") }
             for name in setting.environmentNames {
                 if let value = environment[name] { return (value, name) }

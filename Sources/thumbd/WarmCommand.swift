@@ -134,7 +134,7 @@ struct WarmCommand: ParsableCommand {
         return settings
     }
 
-    private func reading(_ configuration: Configuration) -> WarmTargets.Reading {
+    private func reading(_ configuration: Settings) -> WarmTargets.Reading {
         guard !preset.isEmpty else { return .thumbnails(signed: signed) }
         return .sources(presets: preset, format: format.flatMap(ImageFormat.init(extension:)),
                         onlyPresets: configuration.options.onlyPresets)

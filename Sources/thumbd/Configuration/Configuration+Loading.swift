@@ -11,7 +11,7 @@ import ThumbServer
 /// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
 /// imgproxy has the same setting) and validates all of them, so a bad start lists every problem
 /// at once instead of one per attempt.
-extension Configuration {
+extension Settings {
     public struct Problems: Error, CustomStringConvertible {
         public let messages: [String]
         public var description: String { messages.joined(separator: "\n") }
@@ -20,9 +20,9 @@ extension Configuration {
     /// A setting's value: the flag's if given, else the environment's, with where it came from.
     public typealias Lookup = (Setting) -> (value: String, origin: String)?
 
-    public static func load(_ lookup: @escaping Lookup) -> Result<Configuration, Problems> {
+    public static func load(_ lookup: @escaping Lookup) -> Result<Settings, Problems> {
         var reader = Reader(lookup: lookup)
-        var configuration = Configuration()
+        var configuration = Settings()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
         reader.read(.socketGroup) { configuration.socketGroup = $0.isEmpty ? nil : try groupID($0) }
         reader.read(.paramsTimeout) { configuration.paramsTimeout = try decimal($0, in: 0.1...600) }
