@@ -228,6 +228,6 @@ struct SettingsOptions: ParsableArguments {
 
     /// `MAX_SRC_FILE_SIZE` → `max-src-file-size`, as ArgumentParser names the properties.
     static func flagName(_ setting: Setting) -> String {
-        setting.rawValue.lowercased().replacingOccurrences(of: "_", with: "-")
+        setting.declaration.flag
     }
 }

@@ -280,11 +280,11 @@ struct ConfigurationTests {
     @Test func environmentNamesPreferThumbdThenImgproxy() {
         for setting in Setting.allCases {
             let names = setting.environmentNames
-            #expect(names.first == "THUMBD_\(setting.rawValue)")
+            #expect(names.first == "THUMBD_\(setting.name)")
             if setting.isThumbdOwn {
-                #expect(names == ["THUMBD_\(setting.rawValue)"])
+                #expect(names == ["THUMBD_\(setting.name)"])
             } else {
-                #expect(names == ["THUMBD_\(setting.rawValue)", "IMGPROXY_\(setting.rawValue)"])
+                #expect(names == ["THUMBD_\(setting.name)", "IMGPROXY_\(setting.name)"])
             }
         }
         #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
@@ -299,7 +299,7 @@ struct ConfigurationTests {
 struct DefaultQualityTests {
     static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
         let insecure = settings.merging([.insecure: "true"]) { $1 }
-        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.rawValue) } }.get()
+        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.name) } }.get()
         let request = try configuration.requestPathParser.parse(rawPath: url)
         return request.options.effectiveQuality(for: format)
     }
@@ -318,7 +318,7 @@ struct DefaultQualityTests {
 
     @Test func badQualitySettingsAreProblems() {
         let result = Settings.load { setting in
-            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.rawValue) }
+            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.name) }
         }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
         #expect(problems.messages.count == 2)
