@@ -15,17 +15,14 @@ struct CacheCommand: ParsableCommand {
 /// Which cache: the flags here, every other setting from the environment as thumbd reads it
 /// (so `--key` stays free for `purge --key`).
 struct CacheLocation: ParsableArguments {
-    @Option(help: "The directory nginx serves thumbnails from. [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
+    @Option(help: ArgumentHelp(Setting.cacheRoot.helpLine))
     var cacheRoot: String?
 
-    @Option(help: "The cache index file. [THUMBD_CACHE_INDEX, default <cache root>.index]")
+    @Option(help: ArgumentHelp(Setting.cacheIndex.helpLine))
     var cacheIndex: String?
 
     func configuration() throws -> Settings {
-        var settings = try SettingsOptions.parse([])
-        settings.cacheRoot = cacheRoot
-        settings.cacheIndex = cacheIndex
-        return try settings.configuration()
+        try Settings.commandLine(flags: [.cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 })
     }
 
     /// The index the configured thumbd uses; an error that says how to get one when there is none.

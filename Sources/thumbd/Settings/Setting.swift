@@ -207,3 +207,15 @@ extension Setting {
     /// Settings imgproxy does not have (or has with another meaning).
     public var isThumbdOwn: Bool { !declaration.imgproxy }
 }
+
+extension Setting {
+    /// The help with its environment names, default and range: `Worker threads. [THUMBD_WORKERS,
+    /// IMGPROXY_WORKERS; default 2 x cores; 1 to 1024]`.
+    public var helpLine: String {
+        let declaration = declaration
+        var facts = [declaration.environmentNames.joined(separator: ", ")]
+        if let text = declaration.defaultText { facts.append("default \(text)") }
+        if let range = declaration.rangeText { facts.append(range) }
+        return "\(declaration.help) [\(facts.joined(separator: "; "))]"
+    }
+}
