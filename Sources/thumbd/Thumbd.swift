@@ -12,7 +12,7 @@ struct Thumbd: ParsableCommand {
         --help` lists them all; docs/configuration.md too.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

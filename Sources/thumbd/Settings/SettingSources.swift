@@ -26,27 +26,31 @@ struct SettingSources: Sendable {
     }
 
     func load() -> Result<Settings, Settings.Problems> {
-        var layers = [flagLayer, thumbdLayer, imgproxyLayer]
         var fileProblems: [String] = []
-        if let path = filePath, !path.isEmpty {
-            do {
-                layers.append(try Self.fileLayer(path))
-            } catch {
-                let origin = flags[.config] != nil ? "--\(Setting.config.declaration.flag)" : Setting.config.environmentNames[0]
-                fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
-            }
+        let lookup = lookup { path, error in
+            let origin = flags[.config] != nil ? "--\(Setting.config.declaration.flag)" : Setting.config.environmentNames[0]
+            fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
         }
-        let loaded = Settings.load { setting in
-            for layer in layers {
-                if let found = layer.value(setting) { return found }
-            }
-            return nil
-        }
+        let loaded = Settings.load(lookup)
         guard !fileProblems.isEmpty else { return loaded }
         switch loaded {
         case .success: return .failure(Settings.Problems(messages: fileProblems))
         case .failure(let problems): return .failure(Settings.Problems(messages: fileProblems + problems.messages))
         }
+    }
+
+    /// A setting's value from the first source that has it, and where it came from; a settings
+    /// file that cannot be read is told to `fileProblem` and left out.
+    func lookup(fileProblem: (String, any Error) -> Void = { _, _ in }) -> Settings.Lookup {
+        var layers = [flagLayer, thumbdLayer, imgproxyLayer]
+        if let path = filePath, !path.isEmpty {
+            do {
+                layers.append(try Self.fileLayer(path))
+            } catch {
+                fileProblem(path, error)
+            }
+        }
+        return { setting in layers.lazy.compactMap { $0.value(setting) }.first }
     }
 
     /// One source: a provider's snapshot, the key a setting has in it (nil: not there), and how a
