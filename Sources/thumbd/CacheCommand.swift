@@ -15,23 +15,20 @@ struct CacheCommand: ParsableCommand {
 /// Which cache: the flags here, every other setting from the environment as thumbd reads it
 /// (so `--key` stays free for `purge --key`).
 struct CacheLocation: ParsableArguments {
-    @Option(help: "The directory nginx serves thumbnails from. [THUMBD_CACHE_ROOT, default /var/cache/thumbd]")
+    @Option(help: ArgumentHelp(Setting.cacheRoot.helpLine))
     var cacheRoot: String?
 
-    @Option(help: "The cache index file. [THUMBD_CACHE_INDEX, default <cache root>.index]")
+    @Option(help: ArgumentHelp(Setting.cacheIndex.helpLine))
     var cacheIndex: String?
 
-    func configuration() throws -> Configuration {
-        var settings = try SettingsOptions.parse([])
-        settings.cacheRoot = cacheRoot
-        settings.cacheIndex = cacheIndex
-        return try settings.configuration()
+    func configuration() throws -> Settings {
+        try Settings.commandLine(flags: [.cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 })
     }
 
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
     /// Run as root, the command first becomes the cache root's owner: the index and the paths in
     /// it are that user's writing, so nothing they say may be done with more rights than theirs.
-    func openIndex(_ configuration: Configuration) throws -> CacheIndex {
+    func openIndex(_ configuration: Settings) throws -> CacheIndex {
         try System.becomeOwner(of: configuration.cacheRoot)
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {

@@ -13,11 +13,10 @@ struct RenderCommand: ParsableCommand {
         discussion: """
         Example: thumbd render --options 'rs:fill:300:200/g:sm/q:80' photo.jpg thumb.webp
         The output format is OUT's extension unless the options give f:FORMAT. ImageMagick runs \
-        under thumbd's policy, from THUMBD_MAGICK_POLICY_DIR (default /etc/thumbd).
-        """
-    )
+        under thumbd's policy, from THUMBD_MAGICK_POLICY_DIR (--magick-policy-dir).
 
-    @OptionGroup var settings: SettingsOptions
+        """ + SettingFlags.help
+    )
 
     @Option(help: "Processing options as in a URL: name:arg:arg segments separated by /.")
     var options = ""
@@ -34,7 +33,7 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         // The server's parser, with its presets, qualities and security switch: a URL's options
         // render here as they would behind nginx.
-        let configuration = try settings.configuration()
+        let configuration = try Settings.commandLine()
         let parser = configuration.options
         var processing = try report { () throws(ThumbError) in try parser.initialOptions() }
         for segment in options.split(separator: "/") {

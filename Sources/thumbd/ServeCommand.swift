@@ -3,12 +3,11 @@ import ArgumentParser
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve FastCGI requests from nginx (the default)."
+        abstract: "Serve FastCGI requests from nginx (the default).",
+        discussion: SettingFlags.help
     )
 
-    @OptionGroup var settings: SettingsOptions
-
     func run() throws {
-        try Service(configuration: settings.configuration(signingURLs: true)).run()
+        try Service(configuration: Settings.commandLine(signingURLs: true)).run()
     }
 }

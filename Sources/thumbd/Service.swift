@@ -15,7 +15,7 @@ import ThumbServer
 
 /// Wires the parts together from the configuration and runs until SIGTERM or SIGINT.
 struct Service {
-    let configuration: Configuration
+    let configuration: Settings
 
     func run() throws {
         Signals.startWithDefaults()

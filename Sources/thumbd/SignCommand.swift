@@ -4,10 +4,9 @@ struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Print the signed URL path for each PATH with the configured key and salt, one per line.",
-        discussion: "Example: thumbd sign --key 736563726574 --salt 68656C6C6F /rs:fill:300:200/plain/https://example.com/cat.jpg@webp"
+        discussion: "Example: thumbd sign --key 736563726574 --salt 68656C6C6F /rs:fill:300:200/plain/https://example.com/cat.jpg@webp\n\n"
+            + SettingFlags.help
     )
-
-    @OptionGroup var settings: SettingsOptions
 
     @Argument(help: "Paths after the signature, each starting with /: options, then the source.")
     var paths: [String]
@@ -18,7 +17,7 @@ struct SignCommand: ParsableCommand {
     }
 
     func run() throws {
-        let signing = try settings.configuration(signingURLs: true).signing
+        let signing = try Settings.commandLine(signingURLs: true).signing
         for path in paths {
             print(signing.signedPath(path))
         }

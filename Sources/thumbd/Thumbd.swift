@@ -6,12 +6,26 @@ struct Thumbd: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Makes thumbnails for nginx over FastCGI, with imgproxy-compatible URLs.",
         discussion: """
-        Every option can also be set in the environment as THUMBD_<NAME> (e.g. THUMBD_KEY), and \
-        where imgproxy has the same setting, as IMGPROXY_<NAME>. A flag wins over THUMBD_, which \
-        wins over IMGPROXY_.
+        Every setting can also be set in the environment as THUMBD_<NAME> (e.g. THUMBD_KEY), where \
+        imgproxy has the same setting as IMGPROXY_<NAME>, and in a JSON settings file (--config). A \
+        flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the file. `thumbd serve \
+        --help` lists them all; docs/configuration.md too.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self],
         defaultSubcommand: ServeCommand.self
     )
+
+    /// The settings' flags are taken out first (SettingFlags), then ArgumentParser runs the command.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard SettingFlags.apply(to: arguments) else { return main(arguments) }
+        do {
+            let (settings, rest) = try SettingFlags.split(arguments)
+            SettingFlags.given = settings
+            main(rest)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

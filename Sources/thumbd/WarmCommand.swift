@@ -56,13 +56,13 @@ struct WarmCommand: ParsableCommand {
     @Option(help: "The Accept header to send, for URLs whose format the client's Accept decides.")
     var accept: String?
 
-    @Option(help: "Signing key(s), hex, comma-separated; the first signs. [THUMBD_KEY]")
+    @Option(help: ArgumentHelp(Setting.key.helpLine + " The first signs."))
     var key: String?
 
-    @Option(help: "Signing salt(s), hex, one per key. [THUMBD_SALT]")
+    @Option(help: ArgumentHelp(Setting.salt.helpLine))
     var salt: String?
 
-    @Option(help: "Bytes of the signature, 8 to 32. [THUMBD_SIGNATURE_SIZE, default 32]")
+    @Option(help: ArgumentHelp(Setting.signatureSize.helpLine))
     var signatureSize: String?
 
     func validate() throws {
@@ -82,7 +82,7 @@ struct WarmCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try settings().configuration()
+        let configuration = try settings()
         let targets: WarmTargets
         do {
             targets = try WarmTargets(lines: try readLines(), reading: reading(configuration), signing: configuration.signing)
@@ -126,15 +126,11 @@ struct WarmCommand: ParsableCommand {
     }
 
     /// The signing settings from the flags here, every other setting from the environment.
-    private func settings() throws -> SettingsOptions {
-        var settings = try SettingsOptions.parse([])
-        settings.key = key
-        settings.salt = salt
-        settings.signatureSize = signatureSize
-        return settings
+    private func settings() throws -> Settings {
+        try Settings.commandLine(flags: [.key: key, .salt: salt, .signatureSize: signatureSize].compactMapValues { $0 })
     }
 
-    private func reading(_ configuration: Configuration) -> WarmTargets.Reading {
+    private func reading(_ configuration: Settings) -> WarmTargets.Reading {
         guard !preset.isEmpty else { return .thumbnails(signed: signed) }
         return .sources(presets: preset, format: format.flatMap(ImageFormat.init(extension:)),
                         onlyPresets: configuration.options.onlyPresets)

@@ -9,18 +9,18 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ConfigurationTests {
     /// A lookup as thumbd's flags and environment give it: each value comes with where it was found.
-    static func lookup(_ values: [Setting: String]) -> Configuration.Lookup {
+    static func lookup(_ values: [Setting: String]) -> Settings.Lookup {
         { setting in values[setting].map { (value: $0, origin: Self.origin(of: setting)) } }
     }
 
     static func origin(of setting: Setting) -> String { setting.environmentNames.last! }
 
-    static func load(_ values: [Setting: String]) throws -> Configuration {
-        try Configuration.load(lookup(values)).get()
+    static func load(_ values: [Setting: String]) throws -> Settings {
+        try Settings.load(lookup(values)).get()
     }
 
     static func problems(_ values: [Setting: String]) -> [String] {
-        guard case .failure(let problems) = Configuration.load(lookup(values)) else { return [] }
+        guard case .failure(let problems) = Settings.load(lookup(values)) else { return [] }
         return problems.messages
     }
 
@@ -280,11 +280,11 @@ struct ConfigurationTests {
     @Test func environmentNamesPreferThumbdThenImgproxy() {
         for setting in Setting.allCases {
             let names = setting.environmentNames
-            #expect(names.first == "THUMBD_\(setting.rawValue)")
+            #expect(names.first == "THUMBD_\(setting.name)")
             if setting.isThumbdOwn {
-                #expect(names == ["THUMBD_\(setting.rawValue)"])
+                #expect(names == ["THUMBD_\(setting.name)"])
             } else {
-                #expect(names == ["THUMBD_\(setting.rawValue)", "IMGPROXY_\(setting.rawValue)"])
+                #expect(names == ["THUMBD_\(setting.name)", "IMGPROXY_\(setting.name)"])
             }
         }
         #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
@@ -299,7 +299,7 @@ struct ConfigurationTests {
 struct DefaultQualityTests {
     static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
         let insecure = settings.merging([.insecure: "true"]) { $1 }
-        let configuration = try Configuration.load { setting in insecure[setting].map { ($0, setting.rawValue) } }.get()
+        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.name) } }.get()
         let request = try configuration.requestPathParser.parse(rawPath: url)
         return request.options.effectiveQuality(for: format)
     }
@@ -317,8 +317,8 @@ struct DefaultQualityTests {
     }
 
     @Test func badQualitySettingsAreProblems() {
-        let result = Configuration.load { setting in
-            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.rawValue) }
+        let result = Settings.load { setting in
+            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.name) }
         }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
         #expect(problems.messages.count == 2)

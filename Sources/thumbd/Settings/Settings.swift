@@ -12,7 +12,7 @@ import ThumbServer
 
 /// Everything thumbd is told at start, typed per area, each default written on its field.
 /// Components take their part in `init` and never read the environment themselves.
-public struct Configuration: Sendable {
+public struct Settings: Sendable {
     public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
     /// The group nginx's workers run in: the unix socket is 0660 in it. nil: thumbd's own group.
     public var socketGroup: gid_t?

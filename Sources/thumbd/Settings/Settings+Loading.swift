@@ -11,7 +11,7 @@ import ThumbServer
 /// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
 /// imgproxy has the same setting) and validates all of them, so a bad start lists every problem
 /// at once instead of one per attempt.
-extension Configuration {
+extension Settings {
     public struct Problems: Error, CustomStringConvertible {
         public let messages: [String]
         public var description: String { messages.joined(separator: "\n") }
@@ -20,66 +20,65 @@ extension Configuration {
     /// A setting's value: the flag's if given, else the environment's, with where it came from.
     public typealias Lookup = (Setting) -> (value: String, origin: String)?
 
-    public static func load(_ lookup: @escaping Lookup) -> Result<Configuration, Problems> {
+    public static func load(_ lookup: @escaping Lookup) -> Result<Settings, Problems> {
         var reader = Reader(lookup: lookup)
-        var configuration = Configuration()
+        var configuration = Settings()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
         reader.read(.socketGroup) { configuration.socketGroup = $0.isEmpty ? nil : try groupID($0) }
-        reader.read(.paramsTimeout) { configuration.paramsTimeout = try decimal($0, in: 0.1...600) }
+        reader.decimal(.paramsTimeout) { configuration.paramsTimeout = $0 }
         reader.read(.cacheRoot) { configuration.cacheRoot = try absolutePath($0) }
         reader.read(.cacheIndex) { configuration.cache.indexPath = try absolutePath($0) }
         reader.read(.cacheHitsLog) { configuration.cache.hitsLogPath = try absolutePath($0) }
-        reader.read(.cacheMaxBytes) { configuration.cache.maxBytes = UInt64(try integer($0, in: 1...(1 << 50))) }
-        reader.read(.cacheMaxEntries) { configuration.cache.maxEntries = try integer($0, in: 1...100_000_000) }
-        reader.read(.cacheLowWater) { configuration.cache.lowWaterPercent = try integer($0, in: 1...99) }
-        reader.read(.workers) { configuration.workers = try integer($0, in: 1...1024) }
+        reader.integer(.cacheMaxBytes) { configuration.cache.maxBytes = UInt64($0) }
+        reader.integer(.cacheMaxEntries) { configuration.cache.maxEntries = $0 }
+        reader.integer(.cacheLowWater) { configuration.cache.lowWaterPercent = $0 }
+        reader.integer(.workers) { configuration.workers = $0 }
         reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
-        reader.read(.maxSrcFileSize) { configuration.fetch.maxBytes = try integer($0, in: 0...(1 << 34)).nonZero ?? configuration.fetch.maxBytes }
+        reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0.nonZero ?? configuration.fetch.maxBytes }
         reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
         reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
         reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
         reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
-        reader.read(.fallbackImageHTTPCode) { configuration.fallback.status = try integer($0, in: 200...599) }
-        reader.read(.fallbackImageTTL) { configuration.fallback.maxAge = try integer($0, in: 0...31_536_000) }
+        reader.integer(.fallbackImageHTTPCode) { configuration.fallback.status = $0 }
+        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
-        reader.read(.autoWebp) { configuration.negotiation.webp = try bool($0) }
-        reader.read(.autoAvif) { configuration.negotiation.avif = try bool($0) }
-        reader.read(.maxRenderSeconds) { configuration.render.maxRenderSeconds = try decimal($0, in: 0.1...3_600) }
-        reader.read(.maxAnimationFrames) { configuration.render.maxAnimationFrames = try integer($0, in: 1...10_000) }
+        reader.bool(.autoWebp) { configuration.negotiation.webp = $0 }
+        reader.bool(.autoAvif) { configuration.negotiation.avif = $0 }
+        reader.decimal(.maxRenderSeconds) { configuration.render.maxRenderSeconds = $0 }
+        reader.integer(.maxAnimationFrames) { configuration.render.maxAnimationFrames = $0 }
         reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
-        reader.read(.maxSrcResolution) {
-            let megapixels = try decimal($0, in: 0.01...1_000)
+        reader.decimal(.maxSrcResolution) { megapixels in
             configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
         }
-        reader.read(.downloadTimeout) {
-            let milliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+        reader.decimal(.downloadTimeout) { seconds in
+            let milliseconds = Int(seconds * 1000)
             configuration.fetch.totalTimeoutMilliseconds = milliseconds
             configuration.fetch.connectTimeoutMilliseconds = min(milliseconds, configuration.fetch.connectTimeoutMilliseconds)
         }
         reader.read(.sourceHeaders) {
             configuration.fetch.extraHeaders = try parse($0, as: SourceHeaders.init, expected: "PREFIX Name: value, entries separated by |")
         }
-        reader.read(.firstByteTimeout) {
-            configuration.fetch.firstByteTimeoutMilliseconds = Int(try decimal($0, in: 0.1...600) * 1000)
+        reader.decimal(.firstByteTimeout) {
+            configuration.fetch.firstByteTimeoutMilliseconds = Int($0 * 1000)
         }
-        reader.read(.timeout) { configuration.limits.requestTimeout = try decimal($0, in: 0.1...3_600) }
-        reader.read(.requestsQueueSize) { configuration.limits.queueSize = try integer($0, in: 0...100_000) }
-        reader.read(.maxConcurrentFetches) { configuration.limits.fetches = try integer($0, in: 1...1024) }
-        reader.read(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = try integer($0, in: 1...1024) }
-        reader.read(.maxConcurrentRenders) { configuration.limits.renders = try integer($0, in: 1...1024) }
-        reader.read(.sourceMemoryCacheSize) { configuration.limits.sourceMemoryBytes = try integer($0, in: 0...(1 << 36)) }
-        reader.read(.sourceMemoryCacheSeconds) { configuration.limits.sourceMemorySeconds = try decimal($0, in: 0.1...3_600) }
-        reader.read(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = try decimal($0, in: 0...86_400) }
-        reader.read(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = try decimal($0, in: 0...86_400) }
-        reader.read(.maxRedirects) { configuration.fetch.maxRedirects = try integer($0, in: 0...20) }
+        reader.decimal(.timeout) { configuration.limits.requestTimeout = $0 }
+        reader.integer(.requestsQueueSize) { configuration.limits.queueSize = $0 }
+        reader.integer(.maxConcurrentFetches) { configuration.limits.fetches = $0 }
+        reader.integer(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = $0 }
+        reader.integer(.maxConcurrentRenders) { configuration.limits.renders = $0 }
+        reader.integer(.sourceMemoryCacheSize) { configuration.limits.sourceMemoryBytes = $0 }
+        reader.decimal(.sourceMemoryCacheSeconds) { configuration.limits.sourceMemorySeconds = $0 }
+        reader.decimal(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = $0 }
+        reader.decimal(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = $0 }
+        reader.integer(.maxRedirects) { configuration.fetch.maxRedirects = $0 }
         reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
         reader.read(.sourceProxy) { configuration.fetch.proxy = $0.isEmpty ? nil : try proxyURL($0) }
-        reader.read(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = try bool($0) }
-        reader.read(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = try bool($0) }
-        reader.read(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = try bool($0) }
+        reader.bool(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = $0 }
+        reader.bool(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = $0 }
+        reader.bool(.allowLinkLocalSourceAddresses) { configuration.fetch.addressPolicy.allowLinkLocal = $0 }
         reader.read(.allowedSourceAddresses) {
             configuration.fetch.addressPolicy.allowedRanges = try addressRanges($0)
         }
@@ -89,7 +88,7 @@ extension Configuration {
         if let signing = readSigning(&reader) { configuration.signing = signing }
         let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
         if fallbackSources.count > 1 {
-            reader.problems.append("\(fallbackSources.map(\.rawValue).joined(separator: ", ")): give one fallback image only")
+            reader.problems.append("\(fallbackSources.map(\.name).joined(separator: ", ")): give one fallback image only")
         }
         // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
         let indexBytes = configuration.cache.indexBytes
@@ -112,11 +111,8 @@ extension Configuration {
         let problemsBefore = reader.problems.count
         reader.read(.key) { keys = try hexList($0) }
         reader.read(.salt) { salts = try hexList($0) }
-        reader.read(.signatureSize) {
-            size = try integer($0, in: SignatureVerifier.minimumSize...32,
-                               why: "a shorter signature can be found by trying")
-        }
-        reader.read(.insecure) { insecure = try bool($0) }
+        reader.integer(.signatureSize, why: "a shorter signature can be found by trying") { size = $0 }
+        reader.bool(.insecure) { insecure = $0 }
         // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
         guard reader.problems.count == problemsBefore else { return nil }
         if insecure {
@@ -140,13 +136,12 @@ extension Configuration {
         var allowSecurityOptions = false
         var presets = Presets()
         var qualities: [ImageFormat: Int] = [:]
-        reader.read(.quality) {
-            let quality = try integer($0, in: 1...100)
+        reader.integer(.quality) { quality in
             for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
         }
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
-        reader.read(.onlyPresets) { onlyPresets = try bool($0) }
-        reader.read(.allowSecurityOptions) { allowSecurityOptions = try bool($0) }
+        reader.bool(.onlyPresets) { onlyPresets = $0 }
+        reader.bool(.allowSecurityOptions) { allowSecurityOptions = $0 }
         reader.read(.presets) {
             let parsed: Presets
             do {
@@ -199,6 +194,26 @@ extension Configuration {
                 let expected = (error as? InvalidValue)?.expected ?? "\(error)"
                 problems.append("\(origin)=\(value.debugDescription): \(expected)")
             }
+        }
+
+        /// A whole number within the setting's declared range.
+        mutating func integer(_ setting: Setting, why: String? = nil, _ apply: (Int) throws -> Void) {
+            guard case .integer(let range) = setting.declaration.value else {
+                preconditionFailure("\(setting.name) is not declared a whole number")
+            }
+            read(setting) { try apply(try Settings.integer($0, in: range, why: why)) }
+        }
+
+        /// A number within the setting's declared range.
+        mutating func decimal(_ setting: Setting, _ apply: (Double) throws -> Void) {
+            guard case .decimal(let range) = setting.declaration.value else {
+                preconditionFailure("\(setting.name) is not declared a number")
+            }
+            read(setting) { try apply(try Settings.decimal($0, in: range)) }
+        }
+
+        mutating func bool(_ setting: Setting, _ apply: (Bool) throws -> Void) {
+            read(setting) { try apply(try Settings.bool($0)) }
         }
     }
 

@@ -1,0 +1,221 @@
+import ThumbImaging
+import ThumbRequest
+import ThumbRuntime
+
+/// Every setting thumbd reads. A case only names a setting: its `declaration` says everything
+/// else once, and the flags, environment names, file keys, ranges checked at start, `--help` and
+/// docs/configuration.md are all derived from it.
+public enum Setting: CaseIterable, Sendable {
+    case config
+    case listen, socketGroup, paramsTimeout, workers, logLevel
+    case cacheRoot, cacheIndex, cacheMaxBytes, cacheMaxEntries, cacheLowWater, cacheHitsLog
+    case key, salt, signatureSize, insecure
+    case baseURL, allowedSources, allowedSourceAddresses, localFileSystemRoot
+    case allowLoopbackSourceAddresses, allowPrivateSourceAddresses, allowLinkLocalSourceAddresses
+    case maxSrcFileSize, maxSrcResolution, downloadTimeout, firstByteTimeout, maxRedirects, userAgent, sourceProxy
+    case sourceHeaders
+    case timeout, requestsQueueSize, maxConcurrentFetches, maxConcurrentFetchesPerHost, maxConcurrentRenders
+    case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
+    case presets, onlyPresets, allowSecurityOptions, quality, formatQuality
+    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir, watermarkPath
+    case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
+
+    // swiftlint:disable:next function_body_length
+    public var declaration: SettingDeclaration {
+        switch self {
+        case .config:
+            .init("CONFIG", .text, .none,
+                  "A JSON file of settings, keyed by their lowercase names (e.g. {\"max_src_file_size\": 10485760}); "
+                  + "flags and the environment win over it.")
+        case .listen:
+            .init("LISTEN", .text, .field { "\($0.listen)" },
+                  "unix:/path/to/socket or host:port to take FastCGI connections on.")
+        case .socketGroup:
+            .init("SOCKET_GROUP", .text, .described("thumbd's own"),
+                  "The group nginx's workers run in: the unix socket is made 0660 in it.")
+        case .paramsTimeout:
+            .init("PARAMS_TIMEOUT", .decimal(0.1...600), .field { $0.paramsTimeout.shortText },
+                  "Seconds a FastCGI connection has to send its request's parameters.")
+        case .workers:
+            .init("WORKERS", imgproxy: true, .integer(1...1024), .described("2 x cores"), "Worker threads.")
+        case .logLevel:
+            .init("LOG_LEVEL", imgproxy: true, .text, .field { $0.logLevel.rawValue }, "debug, info, warn or error.")
+        case .cacheRoot:
+            .init("CACHE_ROOT", .text, .field { $0.cacheRoot }, "The directory nginx serves thumbnails from (its root).")
+        case .cacheIndex:
+            .init("CACHE_INDEX", .text, .described("<cache root>.index"),
+                  "The cache index file every thumbd on the cache shares.")
+        case .cacheMaxBytes:
+            .init("CACHE_MAX_BYTES", .integer(1...(1 << 50)), .field { "\($0.cache.maxBytes)" },
+                  "Bytes of thumbnails to keep; past it the least recently used go.")
+        case .cacheMaxEntries:
+            .init("CACHE_MAX_ENTRIES", .integer(1...100_000_000), .field { "\($0.cache.maxEntries)" },
+                  "Thumbnail files to keep; sizes the index (about 300 B each).")
+        case .cacheLowWater:
+            .init("CACHE_LOW_WATER", .integer(1...99), .field { "\($0.cache.lowWaterPercent)" },
+                  "Percent of each bound eviction brings the cache down to.")
+        case .cacheHitsLog:
+            .init("CACHE_HITS_LOG", .text, .described("<cache root>.hits.log"),
+                  "The log of hits nginx appends to and thumbd reads.")
+        case .key:
+            .init("KEY", imgproxy: true, .text, .none,
+                  "Signing key(s), hex, comma-separated. Serving needs a key, or --insecure.")
+        case .salt:
+            .init("SALT", imgproxy: true, .text, .none, "Signing salt(s), hex, one per key.")
+        case .signatureSize:
+            .init("SIGNATURE_SIZE", imgproxy: true, .integer(SignatureVerifier.minimumSize...32),
+                  .field { "\($0.signing.size)" }, "Bytes of the signature to compare.")
+        case .insecure:
+            .init("INSECURE", .flag, .field { "\($0.signing.acceptsAnySignature)" },
+                  "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail.")
+        case .baseURL:
+            .init("BASE_URL", imgproxy: true, .text, .none, "Prefix for sources without a scheme.")
+        case .allowedSources:
+            .init("ALLOWED_SOURCES", imgproxy: true, .text, .described("any source"),
+                  "Source URL prefixes, comma-separated; * stops at /.")
+        case .allowedSourceAddresses:
+            .init("ALLOWED_SOURCE_ADDRESSES", .text, .none,
+                  "Source addresses or CIDR ranges to allow, comma-separated.")
+        case .localFileSystemRoot:
+            .init("LOCAL_FILESYSTEM_ROOT", imgproxy: true, .text, .described("off"),
+                  "Directory local:///path sources are read under.")
+        case .allowLoopbackSourceAddresses:
+            .init("ALLOW_LOOPBACK_SOURCE_ADDRESSES", imgproxy: true, .flag,
+                  .field { "\($0.fetch.addressPolicy.allowLoopback)" }, "Allow sources on loopback addresses.")
+        case .allowPrivateSourceAddresses:
+            .init("ALLOW_PRIVATE_SOURCE_ADDRESSES", imgproxy: true, .flag,
+                  .field { "\($0.fetch.addressPolicy.allowPrivate)" },
+                  "Allow sources on private networks (RFC 1918, RFC 4193, CGNAT).")
+        case .allowLinkLocalSourceAddresses:
+            .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, .flag,
+                  .field { "\($0.fetch.addressPolicy.allowLinkLocal)" }, "Allow sources on link-local addresses.")
+        case .maxSrcFileSize:
+            .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 34)), .field { "\($0.fetch.maxBytes)" },
+                  "Largest source to download, in bytes; 0 keeps the default.")
+        case .maxSrcResolution:
+            .init("MAX_SRC_RESOLUTION", imgproxy: true, .decimal(0.01...1_000),
+                  .field { (Double($0.render.maxSourcePixels) / 1_000_000).shortText },
+                  "Largest source to decode, in megapixels.")
+        case .downloadTimeout:
+            .init("DOWNLOAD_TIMEOUT", imgproxy: true, .decimal(0.1...600),
+                  .field { (Double($0.fetch.totalTimeoutMilliseconds) / 1000).shortText },
+                  "Seconds a source download may take in all.")
+        case .firstByteTimeout:
+            .init("FIRST_BYTE_TIMEOUT", .decimal(0.1...600),
+                  .field { (Double($0.fetch.firstByteTimeoutMilliseconds) / 1000).shortText },
+                  "Seconds from the start of a download to its first byte.")
+        case .maxRedirects:
+            .init("MAX_REDIRECTS", imgproxy: true, .integer(0...20), .field { "\($0.fetch.maxRedirects)" },
+                  "Redirects to follow per source.")
+        case .userAgent:
+            .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"), "User-Agent sent to origins.")
+        case .sourceProxy:
+            .init("SOURCE_PROXY", .text, .none, "HTTP proxy for source fetches; the environment's are never used.")
+        case .sourceHeaders:
+            .init("SOURCE_HEADERS", .text, .none,
+                  "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'.")
+        case .timeout:
+            .init("TIMEOUT", imgproxy: true, .decimal(0.1...3_600), .field { $0.limits.requestTimeout.shortText },
+                  "Seconds a client waits for a thumbnail before 504; the job goes on.")
+        case .requestsQueueSize:
+            .init("REQUESTS_QUEUE_SIZE", imgproxy: true, .integer(0...100_000), .field { "\($0.limits.queueSize)" },
+                  "Jobs that may wait for a fetch or render slot; beyond, 503.")
+        case .maxConcurrentFetches:
+            .init("MAX_CONCURRENT_FETCHES", .integer(1...1024), .field { "\($0.limits.fetches)" },
+                  "Origin downloads at once.")
+        case .maxConcurrentFetchesPerHost:
+            .init("MAX_CONCURRENT_FETCHES_PER_HOST", .integer(1...1024), .field { "\($0.limits.fetchesPerHost)" },
+                  "Origin downloads at once from one host.")
+        case .maxConcurrentRenders:
+            .init("MAX_CONCURRENT_RENDERS", .integer(1...1024), .described("cores"), "Renders at once.")
+        case .sourceMemoryCacheSize:
+            .init("SOURCE_MEMORY_CACHE_SIZE", .integer(0...(1 << 36)), .field { "\($0.limits.sourceMemoryBytes)" },
+                  "Bytes of recently fetched originals kept in memory.")
+        case .sourceMemoryCacheSeconds:
+            .init("SOURCE_MEMORY_CACHE_SECONDS", .decimal(0.1...3_600),
+                  .field { $0.limits.sourceMemorySeconds.shortText }, "Seconds a fetched original stays in memory.")
+        case .notFoundCacheTTL:
+            .init("NOT_FOUND_CACHE_TTL", .decimal(0...86_400),
+                  .field { $0.limits.failureLifetimes.notFound.shortText },
+                  "Seconds a missing or refused source is remembered.")
+        case .errorCacheTTL:
+            .init("ERROR_CACHE_TTL", .decimal(0...86_400), .field { $0.limits.failureLifetimes.failure.shortText },
+                  "Seconds a failing origin (5xx, timeout) is remembered.")
+        case .presets:
+            .init("PRESETS", imgproxy: true, .text, .none,
+                  "Presets, comma-separated: 'name=option/option/...'; 'default' applies first.")
+        case .onlyPresets:
+            .init("ONLY_PRESETS", imgproxy: true, .flag, .field { "\($0.options.onlyPresets)" },
+                  "URLs name presets only: /{signature}/{preset}:{preset}/{source}.")
+        case .allowSecurityOptions:
+            .init("ALLOW_SECURITY_OPTIONS", imgproxy: true, .flag, .field { "\($0.options.allowSecurityOptions)" },
+                  "Allow the security options (msr, msfs, maf, mrd) in URLs and presets.")
+        case .quality:
+            .init("QUALITY", imgproxy: true, .integer(1...100), .described("per format, as FORMAT_QUALITY"),
+                  "Quality of JPEG, WebP and AVIF where a URL asks for none.")
+        case .formatQuality:
+            .init("FORMAT_QUALITY", imgproxy: true, .text,
+                  .field { _ in [ImageFormat.jpeg, .webp, .avif].map { "\($0.rawValue)=\($0.defaultQuality)" }.joined(separator: ",") },
+                  "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.")
+        case .autoWebp:
+            .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
+                  "WebP for URLs without a format when the client accepts it.")
+        case .autoAvif:
+            .init("AUTO_AVIF", imgproxy: true, .boolean, .field { "\($0.negotiation.avif)" },
+                  "AVIF for URLs without a format when the client accepts it.")
+        case .sourceFormats:
+            .init("SOURCE_FORMATS", .text,
+                  .field { settings in
+                      SourceFormat.allCases.filter(settings.render.sourceFormats.contains).map(\.rawValue)
+                          .joined(separator: ",")
+                  },
+                  "Source formats to decode, comma-separated; add heic, tiff to read those.")
+        case .maxAnimationFrames:
+            .init("MAX_ANIMATION_FRAMES", imgproxy: true, .integer(1...10_000),
+                  .field { "\($0.render.maxAnimationFrames)" },
+                  "Frames an animation may have to stay animated; 1 renders the first frame only.")
+        case .maxRenderSeconds:
+            .init("MAX_RENDER_SECONDS", .decimal(0.1...3_600), .field { $0.render.maxRenderSeconds.shortText },
+                  "Seconds a render may take; past it, 422 and the key is free for a later try.")
+        case .magickPolicyDir:
+            .init("MAGICK_POLICY_DIR", .text, .field { $0.magickPolicyDirectory },
+                  "Directory of thumbd's ImageMagick policy.xml (deploy/policy.xml).")
+        case .watermarkPath:
+            .init("WATERMARK_PATH", imgproxy: true, .text, .none,
+                  "Image file the wm option draws (PNG with transparency works best).")
+        case .fallbackImagePath:
+            .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
+                  "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.")
+        case .fallbackImageData:
+            .init("FALLBACK_IMAGE_DATA", imgproxy: true, .text, .none, "The fallback image itself, in base64.")
+        case .fallbackImageURL:
+            .init("FALLBACK_IMAGE_URL", imgproxy: true, .text, .none, "URL of the fallback image, fetched once at start.")
+        case .fallbackImageHTTPCode:
+            .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(200...599), .field { "\($0.fallback.status)" },
+                  "Status the fallback image is answered with.")
+        case .fallbackImageTTL:
+            .init("FALLBACK_IMAGE_TTL", imgproxy: true, .integer(0...31_536_000), .field { "\($0.fallback.maxAge)" },
+                  "Seconds clients may keep the fallback image (Cache-Control max-age).")
+        }
+    }
+}
+
+extension Setting {
+    /// The setting's name, without THUMBD_ or IMGPROXY_: `MAX_SRC_FILE_SIZE`.
+    public var name: String { declaration.name }
+    public var environmentNames: [String] { declaration.environmentNames }
+    /// Settings imgproxy does not have (or has with another meaning).
+    public var isThumbdOwn: Bool { !declaration.imgproxy }
+}
+
+extension Setting {
+    /// The help with its environment names, default and range: `Worker threads. [THUMBD_WORKERS,
+    /// IMGPROXY_WORKERS; default 2 x cores; 1 to 1024]`.
+    public var helpLine: String {
+        let declaration = declaration
+        var facts = [declaration.environmentNames.joined(separator: ", ")]
+        if let text = declaration.defaultText { facts.append("default \(text)") }
+        if let range = declaration.rangeText { facts.append(range) }
+        return "\(declaration.help) [\(facts.joined(separator: "; "))]"
+    }
+}

@@ -1,0 +1,75 @@
+/// What one setting is: its name (THUMBD_<NAME>, and IMGPROXY_<NAME> where imgproxy has the same
+/// setting), the value it takes with its range, its default and its help. Everything else about a
+/// setting (flag, environment names, file key, the check at start, `--help`, the docs' table) is
+/// derived from this, so each is written once.
+public struct SettingDeclaration: Sendable {
+    /// The value a setting takes; numbers carry the range checked at start.
+    public enum Value: Sendable {
+        case text
+        case integer(ClosedRange<Int>)
+        case decimal(ClosedRange<Double>)
+        /// true or false, given after the flag as after the environment name.
+        case boolean
+        /// On when the flag is named (it takes no value); true or false in the environment.
+        case flag
+    }
+
+    /// Where the default comes from: the field of `Settings` that holds it, or words where the
+    /// value depends on the machine or on other settings.
+    public enum Default: Sendable {
+        case none
+        case field(@Sendable (Settings) -> String)
+        case described(String)
+    }
+
+    public let name: String
+    public let imgproxy: Bool
+    public let value: Value
+    public let `default`: Default
+    public let help: String
+
+    init(_ name: String, imgproxy: Bool = false, _ value: Value, _ default: Default, _ help: String) {
+        self.name = name
+        self.imgproxy = imgproxy
+        self.value = value
+        self.default = `default`
+        self.help = help
+    }
+
+    /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
+    /// user's environment works unchanged.
+    public var environmentNames: [String] {
+        imgproxy ? ["THUMBD_\(name)", "IMGPROXY_\(name)"] : ["THUMBD_\(name)"]
+    }
+
+    /// `MAX_SRC_FILE_SIZE` → `max-src-file-size`, the spelling ArgumentParser gave these flags.
+    public var flag: String { name.lowercased().replacingOccurrences(of: "_", with: "-") }
+
+    /// `MAX_SRC_FILE_SIZE` → `max_src_file_size`, the key in a settings file.
+    public var fileKey: String { name.lowercased() }
+
+    /// The default as the docs and `--help` show it; nil when there is none.
+    public var defaultText: String? {
+        switch `default` {
+        case .none: nil
+        case .field(let read): read(Settings())
+        case .described(let words): words
+        }
+    }
+
+    /// The range as the docs and `--help` show it, for numbers.
+    public var rangeText: String? {
+        switch value {
+        case .integer(let range): "\(range.lowerBound) to \(range.upperBound)"
+        case .decimal(let range): "\(range.lowerBound.shortText) to \(range.upperBound.shortText)"
+        case .text, .boolean, .flag: nil
+        }
+    }
+}
+
+extension Double {
+    /// `5` for 5.0, `0.1` for 0.1: defaults and ranges as a person writes them.
+    var shortText: String {
+        self == rounded() && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}

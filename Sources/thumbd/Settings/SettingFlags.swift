@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+
+/// The settings' flags, derived from the declarations: `--max-src-file-size 1048576`,
+/// `--listen=unix:/run/t.sock`, and switches such as `--insecure` that take no value.
+/// ArgumentParser keeps the subcommands and their own options; the settings' flags are taken out
+/// of the arguments before it parses them (`Thumbd.main`), so every setting has a flag without a
+/// property written for it, and `--help` lists them from the same declarations.
+enum SettingFlags {
+    /// The settings' flags given to this process, set once by `Thumbd.main` before any command runs.
+    nonisolated(unsafe) static var given: [Setting: String] = [:]
+
+    /// The subcommands that take every setting as a flag; `cache` and `warm` take a few of their
+    /// own (warm's --timeout is not TIMEOUT) and read the rest from the environment.
+    static let commands: Set<String> = ["serve", "sign", "render"]
+
+    /// Whether the settings' flags are taken out of these arguments: for the commands above,
+    /// named or (serve) by default.
+    static func apply(to arguments: [String]) -> Bool {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return true }
+        return commands.contains(first)
+    }
+
+    private static let byFlag = Dictionary(uniqueKeysWithValues: Setting.allCases.map { ($0.declaration.flag, $0) })
+
+    /// The settings' flags with their values, and every other argument in order for ArgumentParser.
+    static func split(_ arguments: [String]) throws -> (settings: [Setting: String], rest: [String]) {
+        var settings: [Setting: String] = [:]
+        var rest: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--" {
+                rest += arguments[(index - 1)...]
+                break
+            }
+            let parts = argument.dropFirst(2).split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard argument.hasPrefix("--"), let setting = byFlag[String(parts[0])] else {
+                rest.append(argument)
+                continue
+            }
+            let attached = parts.count == 2 ? String(parts[1]) : nil
+            if case .flag = setting.declaration.value {
+                guard attached == nil else { throw ValidationError("--\(setting.declaration.flag) takes no value") }
+                settings[setting] = "true"
+            } else if let attached {
+                settings[setting] = attached
+            } else {
+                guard index < arguments.count, !arguments[index].hasPrefix("-") else {
+                    throw ValidationError("Missing value for '--\(setting.declaration.flag) <value>'")
+                }
+                settings[setting] = arguments[index]
+                index += 1
+            }
+        }
+        return (settings, rest)
+    }
+
+    /// Every setting for `--help`: its flag, help, environment names, default and range.
+    static var help: String {
+        var lines = ["SETTINGS: a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file."]
+        for setting in Setting.allCases {
+            let declaration = setting.declaration
+            let value: String = switch declaration.value {
+            case .flag: ""
+            case .boolean: " <true|false>"
+            case .integer, .decimal, .text: " <value>"
+            }
+            lines.append("  --\(declaration.flag)\(value)")
+            lines.append("      \(setting.helpLine)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension Settings {
+    /// The settings of this command line: the given flags (the settings' own, or a command's few),
+    /// then the environment and settings file. On any problem, lists them all and exits 2. What
+    /// serves or signs URLs needs a key or insecure mode too.
+    static func commandLine(flags: [Setting: String] = SettingFlags.given, signingURLs: Bool = false) throws -> Settings {
+        switch SettingSources(flags: flags).load() {
+        case .success(let settings):
+            guard signingURLs, let problem = settings.signingProblem else { return settings }
+            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problem)\n".utf8))
+            throw ExitCode(2)
+        case .failure(let problems):
+            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problems)\n".utf8))
+            throw ExitCode(2)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Configuration
+import Foundation
+
+/// Where settings are read from, the first that has one winning: flags, THUMBD_ environment
+/// variables, IMGPROXY_ ones, then the settings file (--config, else THUMBD_CONFIG), through
+/// swift-configuration's providers. `load()` reads every source anew, the file included, so a
+/// reload is another call that gives another validated `Settings`, or every problem.
+///
+/// The providers are asked one by one here rather than through a `ConfigReader`: a problem names
+/// where its value came from (`--workers`, `IMGPROXY_WORKERS`, `workers in /etc/thumbd.json`),
+/// which a reader's answer does not tell, and values are checked by the declarations' own rules
+/// (ranges, imgproxy's boolean spellings) with every problem listed, where a reader converts
+/// types by its own and stops at the first.
+struct SettingSources: Sendable {
+    var flags: [Setting: String]
+    var environment: [String: String]
+
+    init(flags: [Setting: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.flags = flags
+        self.environment = environment
+    }
+
+    /// The settings file, if one is named.
+    var filePath: String? {
+        flags[.config] ?? Setting.config.environmentNames.lazy.compactMap { environment[$0] }.first
+    }
+
+    func load() -> Result<Settings, Settings.Problems> {
+        var fileProblems: [String] = []
+        let lookup = lookup { path, error in
+            let origin = flags[.config] != nil ? "--\(Setting.config.declaration.flag)" : Setting.config.environmentNames[0]
+            fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
+        }
+        let loaded = Settings.load(lookup)
+        guard !fileProblems.isEmpty else { return loaded }
+        switch loaded {
+        case .success: return .failure(Settings.Problems(messages: fileProblems))
+        case .failure(let problems): return .failure(Settings.Problems(messages: fileProblems + problems.messages))
+        }
+    }
+
+    /// A setting's value from the first source that has it, and where it came from; a settings
+    /// file that cannot be read is told to `fileProblem` and left out.
+    func lookup(fileProblem: (String, any Error) -> Void = { _, _ in }) -> Settings.Lookup {
+        var layers = [flagLayer, thumbdLayer, imgproxyLayer]
+        if let path = filePath, !path.isEmpty {
+            do {
+                layers.append(try Self.fileLayer(path))
+            } catch {
+                fileProblem(path, error)
+            }
+        }
+        return { setting in layers.lazy.compactMap { $0.value(setting) }.first }
+    }
+
+    /// One source: a provider's snapshot, the key a setting has in it (nil: not there), and how a
+    /// problem names it.
+    private struct Layer {
+        let snapshot: any ConfigSnapshot
+        let key: (SettingDeclaration) -> AbsoluteConfigKey?
+        let origin: (SettingDeclaration, LookupResult) -> String
+
+        func value(_ setting: Setting) -> (value: String, origin: String)? {
+            let declaration = setting.declaration
+            guard let key = key(declaration) else { return nil }
+            for type in [ConfigType.string, .int, .double, .bool, .stringArray] {
+                guard let result = try? snapshot.value(forKey: key, type: type) else { continue }
+                guard let content = result.value?.content else { return nil }
+                return (Self.text(content), origin(declaration, result))
+            }
+            return (value: "", origin: "\(key) (a string, number, true/false or list of strings)")
+        }
+
+        /// A file's number, boolean or list as the environment would spell it.
+        private static func text(_ content: ConfigContent) -> String {
+            switch content {
+            case .string(let text): text
+            case .int(let number): String(number)
+            case .double(let number): number.shortText
+            case .bool(let flag): String(flag)
+            case .stringArray(let items): items.joined(separator: ",")
+            default: ""
+            }
+        }
+    }
+
+    private var flagLayer: Layer {
+        let values = Dictionary(uniqueKeysWithValues: flags.map { setting, value in
+            (AbsoluteConfigKey([setting.declaration.flag]), ConfigValue(.string(value), isSecret: false))
+        })
+        return Layer(snapshot: InMemoryProvider(name: "flags", values: values).snapshot(),
+                     key: { AbsoluteConfigKey([$0.flag]) }, origin: { declaration, _ in "--\(declaration.flag)" })
+    }
+
+    /// THUMBD_MAX_SRC_FILE_SIZE is the key `thumbd.max_src_file_size` as the provider spells it.
+    private var thumbdLayer: Layer {
+        Layer(snapshot: environmentProvider.snapshot(), key: { AbsoluteConfigKey(["thumbd", $0.fileKey]) },
+              origin: { _, result in result.encodedKey })
+    }
+
+    private var imgproxyLayer: Layer {
+        Layer(snapshot: environmentProvider.snapshot(),
+              key: { $0.imgproxy ? AbsoluteConfigKey(["imgproxy", $0.fileKey]) : nil },
+              origin: { _, result in result.encodedKey })
+    }
+
+    private var environmentProvider: EnvironmentVariablesProvider {
+        EnvironmentVariablesProvider(environmentVariables: environment)
+    }
+
+    /// The file is read here, synchronously, and parsed by the provider's JSON snapshot: the
+    /// FileProvider that would read it is async, and thumbd's commands are not.
+    private static func fileLayer(_ path: String) throws -> Layer {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw FileError(description: "cannot read the settings file")
+        }
+        let bytes = [UInt8](data)
+        let snapshot = try JSONSnapshot(data: bytes.span.bytes, providerName: path, parsingOptions: .default)
+        return Layer(snapshot: snapshot, key: { AbsoluteConfigKey([$0.fileKey]) },
+                     origin: { declaration, _ in "\(declaration.fileKey) in \(path)" })
+    }
+
+    private struct FileError: Error, CustomStringConvertible {
+        let description: String
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import ThumbFetch
+@testable import thumbd
+
+/// Every setting is declared once; its names, the reading of every source, and the docs follow.
+@Suite(.timeLimit(.minutes(2)))
+struct SettingDeclarationTests {
+    static let docs = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("docs/configuration.md")
+
+    @Test func theDocsTableIsWhatTheDeclarationsGive() throws {
+        // Given docs/configuration.md as committed
+        let committed = try String(contentsOf: Self.docs, encoding: .utf8)
+
+        // Then it is what `thumbd settings --markdown` prints now
+        #expect(committed == Setting.markdown, "regenerate it: thumbd settings --markdown > docs/configuration.md")
+    }
+
+    /// The arguments that give `value` to a setting as a flag.
+    static func flagArguments(_ setting: Setting, _ value: String) -> [String] {
+        if case .flag = setting.declaration.value { return ["--\(setting.declaration.flag)"] }
+        return ["--\(setting.declaration.flag)", value]
+    }
+
+    @Test func everySettingRoundTripsFromEachSource() throws {
+        for setting in Setting.allCases { try Self.roundTrip(setting) }
+    }
+
+    static func roundTrip(_ setting: Setting) throws {
+        let declaration = setting.declaration
+        let value = if case .flag = declaration.value { "true" } else { "some value" }
+
+        // From THUMBD_, and IMGPROXY_ where imgproxy has the setting
+        for name in declaration.environmentNames {
+            let found = SettingSources(environment: [name: value]).lookup()(setting)
+            #expect(found?.value == value && found?.origin == name, "\(name)")
+        }
+        let imgproxyName = "IMGPROXY_\(declaration.name)"
+        let unread = SettingSources(environment: [imgproxyName: value]).lookup()(setting)
+        #expect((unread != nil) == declaration.imgproxy, "\(imgproxyName)")
+
+        // From the flag, both spellings
+        let (flags, rest) = try SettingFlags.split(flagArguments(setting, value) + ["/path"])
+        #expect(rest == ["/path"])
+        let found = SettingSources(flags: flags, environment: [:]).lookup()(setting)
+        #expect(found?.value == value && found?.origin == "--\(declaration.flag)")
+        if case .flag = declaration.value {} else {
+            #expect(try SettingFlags.split(["--\(declaration.flag)=\(value)"]).settings == [setting: value])
+        }
+    }
+
+    @Test func aFlagWinsOverThumbdWhichWinsOverImgproxyWhichWinsOverTheFile() throws {
+        // Given WORKERS in every source
+        let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).json"
+        try Data(#"{"workers": 4, "timeout": 7}"#.utf8).write(to: URL(fileURLWithPath: file))
+        defer { unlink(file) }
+        let environment = ["THUMBD_CONFIG": file, "IMGPROXY_WORKERS": "3", "THUMBD_WORKERS": "2"]
+
+        // Then each source wins over the ones after it
+        let load = { (flags: [Setting: String], environment: [String: String]) in
+            try SettingSources(flags: flags, environment: environment).load().get()
+        }
+        #expect(try load([.workers: "1"], environment).workers == 1)
+        #expect(try load([:], environment).workers == 2)
+        #expect(try load([:], environment.filter { $0.key != "THUMBD_WORKERS" }).workers == 3)
+        #expect(try load([:], ["THUMBD_CONFIG": file]).workers == 4)
+        #expect(try load([:], ["THUMBD_CONFIG": file]).limits.requestTimeout == 7)
+    }
+
+    @Test func aSettingsFileGivesListsAndSwitchesAndItsProblemsNameIt() throws {
+        let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).json"
+        try Data(#"{"allowed_sources": ["https://a.example/", "https://b.example/"], "only_presets": true, "workers": 0}"#.utf8)
+            .write(to: URL(fileURLWithPath: file))
+        defer { unlink(file) }
+
+        let result = SettingSources(flags: [.config: file], environment: [:]).load()
+
+        guard case .failure(let problems) = result else { Issue.record("workers 0 accepted"); return }
+        #expect(problems.messages == ["workers in \(file)=\"0\": expected a whole number from 1 to 1024"])
+        let fixed = try SettingSources(flags: [.config: file, .workers: "2"], environment: [:]).load().get()
+        #expect(fixed.allowedSources == SourceAllowList(prefixes: ["https://a.example/", "https://b.example/"]))
+        #expect(fixed.options.onlyPresets)
+        #expect(SettingSources(flags: [.config: "/nonexistent.json"], environment: [:]).load().problemCount == 1)
+    }
+}
+
+extension Result where Failure == Settings.Problems {
+    fileprivate var problemCount: Int {
+        guard case .failure(let problems) = self else { return 0 }
+        return problems.messages.count
+    }
+}
