@@ -27,7 +27,7 @@ extension Setting {
                 declaration.environmentNames.map { "`\($0)`" }.joined(separator: "<br>"),
                 declaration.defaultText.map { "`\($0)`" } ?? "",
                 declaration.rangeText ?? "",
-                declaration.help,
+                declaration.details ?? declaration.help,
             ]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }

@@ -32,25 +32,34 @@ public enum Setting: CaseIterable, Sendable {
                   "unix:/path/to/socket or host:port to take FastCGI connections on.")
         case .socketGroup:
             .init("SOCKET_GROUP", .text, .described("thumbd's own"),
-                  "The group nginx's workers run in: the unix socket is made 0660 in it.")
+                  "The group nginx's workers run in: the unix socket is made 0660 in it.",
+                  details: "The group nginx's workers run in: a unix socket is 0660 in it (needs chown; under the "
+                      + "unit leave it unset, `Group=` does it).")
         case .paramsTimeout:
             .init("PARAMS_TIMEOUT", .decimal(0.1...600), .field { $0.paramsTimeout.shortText },
                   "Seconds a FastCGI connection has to send its request's parameters.")
         case .workers:
-            .init("WORKERS", imgproxy: true, .integer(1...1024), .described("2 x cores"), "Worker threads.")
+            .init("WORKERS", imgproxy: true, .integer(1...1024), .described("2 x cores"), "Worker threads.",
+                  details: "Worker threads that parse and answer requests the accepting thread hands them; a miss "
+                      + "does not hold one while its job runs.")
         case .logLevel:
             .init("LOG_LEVEL", imgproxy: true, .text, .field { $0.logLevel.rawValue }, "debug, info, warn or error.")
         case .cacheRoot:
-            .init("CACHE_ROOT", .text, .field { $0.cacheRoot }, "The directory nginx serves thumbnails from (its root).")
+            .init("CACHE_ROOT", .text, .field { $0.cacheRoot },
+                  "The directory nginx serves thumbnails from (its root).")
         case .cacheIndex:
             .init("CACHE_INDEX", .text, .described("<cache root>.index"),
                   "The cache index file every thumbd on the cache shares.")
         case .cacheMaxBytes:
             .init("CACHE_MAX_BYTES", .integer(1...(1 << 50)), .field { "\($0.cache.maxBytes)" },
-                  "Bytes of thumbnails to keep; past it the least recently used go.")
+                  "Bytes of thumbnails to keep; past it the least recently used go.",
+                  details: "Bytes the cache takes on disk: its files' blocks, its directories and the index; past "
+                      + "it the least recently used thumbnails are evicted.")
         case .cacheMaxEntries:
             .init("CACHE_MAX_ENTRIES", .integer(1...100_000_000), .field { "\($0.cache.maxEntries)" },
-                  "Thumbnail files to keep; sizes the index (about 300 B each).")
+                  "Thumbnail files to keep; sizes the index (about 300 B each).",
+                  details: "Thumbnail files kept; also sizes the index file, 161 MB a million, reserved on disk at "
+                      + "start and counted in `CACHE_MAX_BYTES` (at most half of it).")
         case .cacheLowWater:
             .init("CACHE_LOW_WATER", .integer(1...99), .field { "\($0.cache.lowWaterPercent)" },
                   "Percent of each bound eviction brings the cache down to.")
@@ -64,7 +73,9 @@ public enum Setting: CaseIterable, Sendable {
             .init("SALT", imgproxy: true, .text, .none, "Signing salt(s), hex, one per key.")
         case .signatureSize:
             .init("SIGNATURE_SIZE", imgproxy: true, .integer(SignatureVerifier.minimumSize...32),
-                  .field { "\($0.signing.size)" }, "Bytes of the signature to compare.")
+                  .field { "\($0.signing.size)" }, "Bytes of the signature to compare.",
+                  details: "Bytes of the HMAC the signature carries (8–32; imgproxy allows 1–32, but fewer than 8 "
+                      + "bytes can be found by trying).")
         case .insecure:
             .init("INSECURE", .flag, .field { "\($0.signing.acceptsAnySignature)" },
                   "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail.")
@@ -72,20 +83,28 @@ public enum Setting: CaseIterable, Sendable {
             .init("BASE_URL", imgproxy: true, .text, .none, "Prefix for sources without a scheme.")
         case .allowedSources:
             .init("ALLOWED_SOURCES", imgproxy: true, .text, .described("any source"),
-                  "Source URL prefixes, comma-separated; * stops at /.")
+                  "Source URL prefixes, comma-separated; * stops at /.",
+                  details: "Source URL prefixes, comma-separated; `*` matches within one part of the URL "
+                      + "(`https://*.example.com/`); `local://` sources must be listed too.")
         case .allowedSourceAddresses:
             .init("ALLOWED_SOURCE_ADDRESSES", .text, .none,
-                  "Source addresses or CIDR ranges to allow, comma-separated.")
+                  "Source addresses or CIDR ranges to allow, comma-separated.",
+                  details: "Addresses or CIDR ranges (`10.0.0.5`, `fd00::/8`), comma-separated, allowed whatever "
+                      + "their class; never unspecified or multicast.")
         case .localFileSystemRoot:
             .init("LOCAL_FILESYSTEM_ROOT", imgproxy: true, .text, .described("off"),
-                  "Directory local:///path sources are read under.")
+                  "Directory local:///path sources are read under.",
+                  details: "The directory `local:///path` sources are read under; nothing outside it, symlinks "
+                      + "included.")
         case .allowLoopbackSourceAddresses:
             .init("ALLOW_LOOPBACK_SOURCE_ADDRESSES", imgproxy: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLoopback)" }, "Allow sources on loopback addresses.")
         case .allowPrivateSourceAddresses:
             .init("ALLOW_PRIVATE_SOURCE_ADDRESSES", imgproxy: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowPrivate)" },
-                  "Allow sources on private networks (RFC 1918, RFC 4193, CGNAT).")
+                  "Allow sources on private networks (RFC 1918, RFC 4193, CGNAT).",
+                  details: "Allow RFC 1918, RFC 4193, CGNAT, benchmarking, DS-Lite, SRv6, IPv4 inside IPv6 (6to4, "
+                      + "Teredo, NAT64 to a non-global address).")
         case .allowLinkLocalSourceAddresses:
             .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLinkLocal)" }, "Allow sources on link-local addresses.")
@@ -110,16 +129,24 @@ public enum Setting: CaseIterable, Sendable {
         case .userAgent:
             .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"), "User-Agent sent to origins.")
         case .sourceProxy:
-            .init("SOURCE_PROXY", .text, .none, "HTTP proxy for source fetches; the environment's are never used.")
+            .init("SOURCE_PROXY", .text, .none, "HTTP proxy for source fetches; the environment's are never used.",
+                  details: "`http://` or `https://` proxy for source downloads (`http_proxy`, `HTTPS_PROXY`, "
+                      + "`ALL_PROXY` are never used); with one, thumbd resolves each source's host, checks the "
+                      + "address against the address settings before anything connects, and has the proxy tunnel "
+                      + "(CONNECT) to that address.")
         case .sourceHeaders:
             .init("SOURCE_HEADERS", .text, .none,
-                  "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'.")
+                  "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'.",
+                  details: "Extra request headers per source prefix: `https://a.example/ X-Key: v`, entries "
+                      + "separated by `\\|`; thumbd follows redirects itself and sends each hop only the headers "
+                      + "of its own URL's prefix, so a token never follows a redirect to another origin.")
         case .timeout:
             .init("TIMEOUT", imgproxy: true, .decimal(0.1...3_600), .field { $0.limits.requestTimeout.shortText },
                   "Seconds a client waits for a thumbnail before 504; the job goes on.")
         case .requestsQueueSize:
             .init("REQUESTS_QUEUE_SIZE", imgproxy: true, .integer(0...100_000), .field { "\($0.limits.queueSize)" },
-                  "Jobs that may wait for a fetch or render slot; beyond, 503.")
+                  "Jobs that may wait for a fetch or render slot; beyond, 503.",
+                  details: "Jobs that may wait for a fetch, host or render slot; beyond it, 503 with `Retry-After`.")
         case .maxConcurrentFetches:
             .init("MAX_CONCURRENT_FETCHES", .integer(1...1024), .field { "\($0.limits.fetches)" },
                   "Origin downloads at once.")
@@ -130,10 +157,13 @@ public enum Setting: CaseIterable, Sendable {
             .init("MAX_CONCURRENT_RENDERS", .integer(1...1024), .described("cores"), "Renders at once.")
         case .sourceMemoryCacheSize:
             .init("SOURCE_MEMORY_CACHE_SIZE", .integer(0...(1 << 36)), .field { "\($0.limits.sourceMemoryBytes)" },
-                  "Bytes of recently fetched originals kept in memory.")
+                  "Bytes of recently fetched originals kept in memory.",
+                  details: "Bytes of recently fetched originals kept in memory, so several sizes of one photo are "
+                      + "fetched once.")
         case .sourceMemoryCacheSeconds:
             .init("SOURCE_MEMORY_CACHE_SECONDS", .decimal(0.1...3_600),
-                  .field { $0.limits.sourceMemorySeconds.shortText }, "Seconds a fetched original stays in memory.")
+                  .field { $0.limits.sourceMemorySeconds.shortText }, "Seconds a fetched original stays in memory.",
+                  details: "How long a fetched original stays in memory (an idle thumbd holds none).")
         case .notFoundCacheTTL:
             .init("NOT_FOUND_CACHE_TTL", .decimal(0...86_400),
                   .field { $0.limits.failureLifetimes.notFound.shortText },
@@ -143,7 +173,10 @@ public enum Setting: CaseIterable, Sendable {
                   "Seconds a failing origin (5xx, timeout) is remembered.")
         case .presets:
             .init("PRESETS", imgproxy: true, .text, .none,
-                  "Presets, comma-separated: 'name=option/option/...'; 'default' applies first.")
+                  "Presets, comma-separated: 'name=option/option/...'; 'default' applies first.",
+                  details: "Presets, comma-separated: `name=option/option/...` (`thumb=rs:fill:300:200/q:70`); "
+                      + "`default` applies to every URL first; each broken preset (a bad option, an unknown or "
+                      + "self-including preset) is named at start.")
         case .onlyPresets:
             .init("ONLY_PRESETS", imgproxy: true, .flag, .field { "\($0.options.onlyPresets)" },
                   "URLs name presets only: /{signature}/{preset}:{preset}/{source}.")
@@ -156,10 +189,14 @@ public enum Setting: CaseIterable, Sendable {
         case .formatQuality:
             .init("FORMAT_QUALITY", imgproxy: true, .text,
                   .field { _ in [ImageFormat.jpeg, .webp, .avif].map { "\($0.rawValue)=\($0.defaultQuality)" }.joined(separator: ",") },
-                  "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.")
+                  "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.",
+                  details: "Per-format qualities, over `QUALITY`; a URL's `fq` redefines them, its `q` wins.")
         case .autoWebp:
             .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
-                  "WebP for URLs without a format when the client accepts it.")
+                  "WebP for URLs without a format when the client accepts it.",
+                  details: "WebP for URLs without a format when the client's Accept has `image/webp`; answered with "
+                      + "`Vary: Accept`, stored as `{signature}.auto.webp`, which nginx offers only to such "
+                      + "clients.")
         case .autoAvif:
             .init("AUTO_AVIF", imgproxy: true, .boolean, .field { "\($0.negotiation.avif)" },
                   "AVIF for URLs without a format when the client accepts it.")
@@ -169,33 +206,52 @@ public enum Setting: CaseIterable, Sendable {
                       SourceFormat.allCases.filter(settings.render.sourceFormats.contains).map(\.rawValue)
                           .joined(separator: ",")
                   },
-                  "Source formats to decode, comma-separated; add heic, tiff to read those.")
+                  "Source formats to decode, comma-separated; add heic, tiff to read those.",
+                  details: "The source formats decoded; add `heic`, `tiff` to read those (their decoders are "
+                      + "riskier: see \"Security\").")
         case .maxAnimationFrames:
             .init("MAX_ANIMATION_FRAMES", imgproxy: true, .integer(1...10_000),
                   .field { "\($0.render.maxAnimationFrames)" },
-                  "Frames an animation may have to stay animated; 1 renders the first frame only.")
+                  "Frames an animation may have to stay animated; 1 renders the first frame only.",
+                  details: "Frames an animated GIF/WebP may have and stay animated (all frames resized on the "
+                      + "scaled canvas, delays, loop count and disposal kept, pixels over all frames within "
+                      + "`MAX_SRC_RESOLUTION`); 1 renders the first frame; more frames than this is 422.")
         case .maxRenderSeconds:
             .init("MAX_RENDER_SECONDS", .decimal(0.1...3_600), .field { $0.render.maxRenderSeconds.shortText },
-                  "Seconds a render may take; past it, 422 and the key is free for a later try.")
+                  "Seconds a render may take; past it, 422 and the key is free for a later try.",
+                  details: "Seconds a render may take, decode to encode; ImageMagick's own progress monitor stops "
+                      + "it past that (within a row of pixels, on its own thread), the answer is 422, nothing is "
+                      + "cached and the key is free for a later try.")
         case .magickPolicyDir:
             .init("MAGICK_POLICY_DIR", .text, .field { $0.magickPolicyDirectory },
-                  "Directory of thumbd's ImageMagick policy.xml (deploy/policy.xml).")
+                  "Directory of thumbd's ImageMagick policy.xml (deploy/policy.xml).",
+                  details: "Directory of thumbd's ImageMagick `policy.xml` (ship `deploy/policy.xml` there); thumbd "
+                      + "checks the merged policy at start and refuses to run if a dangerous coder is readable, "
+                      + "a served format is not, or a time limit is set.")
         case .watermarkPath:
             .init("WATERMARK_PATH", imgproxy: true, .text, .none,
                   "Image file the wm option draws (PNG with transparency works best).")
         case .fallbackImagePath:
             .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
-                  "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.")
+                  "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.",
+                  details: "The image answered when a source cannot be fetched or decoded (404, 413, 422, 502, 504 "
+                      + "of the source), rendered with the URL's options, never stored; read and checked at "
+                      + "start.")
         case .fallbackImageData:
             .init("FALLBACK_IMAGE_DATA", imgproxy: true, .text, .none, "The fallback image itself, in base64.")
         case .fallbackImageURL:
-            .init("FALLBACK_IMAGE_URL", imgproxy: true, .text, .none, "URL of the fallback image, fetched once at start.")
+            .init("FALLBACK_IMAGE_URL", imgproxy: true, .text, .none,
+                  "URL of the fallback image, fetched once at start.",
+                  details: "The same image fetched once at start, through the same address checks as sources.")
         case .fallbackImageHTTPCode:
             .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(200...599), .field { "\($0.fallback.status)" },
                   "Status the fallback image is answered with.")
         case .fallbackImageTTL:
             .init("FALLBACK_IMAGE_TTL", imgproxy: true, .integer(0...31_536_000), .field { "\($0.fallback.maxAge)" },
-                  "Seconds clients may keep the fallback image (Cache-Control max-age).")
+                  "Seconds clients may keep the fallback image (Cache-Control max-age).",
+                  details: "Seconds clients may keep the fallback image (`Cache-Control: public, max-age=…`), and "
+                      + "thumbd its rendering for that URL (in memory), so the real one shows soon after the "
+                      + "origin recovers.")
         }
     }
 }

@@ -26,14 +26,19 @@ public struct SettingDeclaration: Sendable {
     public let imgproxy: Bool
     public let value: Value
     public let `default`: Default
+    /// One line for `--help`.
     public let help: String
+    /// What the docs say instead of `help`, where a setting needs more than a line.
+    public let details: String?
 
-    init(_ name: String, imgproxy: Bool = false, _ value: Value, _ default: Default, _ help: String) {
+    init(_ name: String, imgproxy: Bool = false, _ value: Value, _ default: Default, _ help: String,
+         details: String? = nil) {
         self.name = name
         self.imgproxy = imgproxy
         self.value = value
         self.default = `default`
         self.help = help
+        self.details = details
     }
 
     /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
