@@ -116,6 +116,13 @@ struct SettingSources: Sendable {
         }
         let bytes = [UInt8](data)
         let snapshot = try JSONSnapshot(data: bytes.span.bytes, providerName: path, parsingOptions: .default)
+        // A misspelt key would otherwise leave its setting at the default without a word.
+        let known = Set(Setting.allCases.map(\.declaration.fileKey))
+        let keys = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?.keys.sorted() ?? []
+        let unknown = keys.filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            throw FileError(description: "no such setting: \(unknown.joined(separator: ", "))")
+        }
         return Layer(snapshot: snapshot, key: { AbsoluteConfigKey([$0.fileKey]) },
                      origin: { declaration, _ in "\(declaration.fileKey) in \(path)" })
     }

@@ -84,6 +84,17 @@ struct SettingDeclarationTests {
         #expect(fixed.options.onlyPresets)
         #expect(SettingSources(flags: [.config: "/nonexistent.json"], environment: [:]).load().problemCount == 1)
     }
+
+    @Test func aMisspeltKeyInTheSettingsFileIsAProblemNotADefault() throws {
+        let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).json"
+        try Data(#"{"workers": 2, "max_src_file_sise": 1000}"#.utf8).write(to: URL(fileURLWithPath: file))
+        defer { unlink(file) }
+
+        let result = SettingSources(flags: [.config: file], environment: [:]).load()
+
+        guard case .failure(let problems) = result else { Issue.record("a misspelt key was accepted"); return }
+        #expect(problems.messages == ["--config=\(file.debugDescription): no such setting: max_src_file_sise"])
+    }
 }
 
 extension Result where Failure == Settings.Problems {
