@@ -59,7 +59,8 @@ enum SettingFlags {
 
     /// Every setting for `--help`: its flag, help, environment names, default and range.
     static var help: String {
-        var lines = ["SETTINGS: a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file."]
+        var lines = wrapped("SETTINGS: a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file.",
+                            indent: "")
         for setting in Setting.allCases {
             let declaration = setting.declaration
             let value: String = switch declaration.value {
@@ -68,9 +69,24 @@ enum SettingFlags {
             case .integer, .decimal, .text: " <value>"
             }
             lines.append("  --\(declaration.flag)\(value)")
-            lines.append("      \(setting.helpLine)")
+            lines += wrapped(setting.helpLine, indent: "      ")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `text` in lines that fit argument-parser's 80 columns with `indent`: it would wrap longer
+    /// ones itself, back to the left margin.
+    private static func wrapped(_ text: String, indent: String) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, indent.count + line.count + 1 + word.count > 79 {
+                lines.append(indent + line)
+                line = ""
+            }
+            line += line.isEmpty ? String(word) : " " + word
+        }
+        return line.isEmpty ? lines : lines + [indent + line]
     }
 }
 
