@@ -208,6 +208,8 @@ public struct ResizePlan: Sendable, Hashable {
         let offsetY = gravity.offsetY * dpr
         let x: Double
         let y: Double
+        // The same rule for each axis, written out twice on purpose: the anchors that pin an
+        // edge differ per axis, and a table of them would hide which is which.
         switch gravity.anchor {
         case .west, .northWest, .southWest: x = offsetX
         case .east, .northEast, .southEast: x = spareX - offsetX

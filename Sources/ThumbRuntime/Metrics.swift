@@ -35,6 +35,8 @@ public final class Metrics: Sendable {
     }
 
     /// Counted elsewhere (the coalescers, the shared cache index): exported as counters when scraped.
+    /// Each kind of metric has its own table of names and HELP texts, alike in shape on purpose:
+    /// each is data, read where that kind is exported.
     public enum Mirrored: String, CaseIterable, Sendable {
         case thumbnailJobs = "thumbnail_jobs"
         case thumbnailRequestsJoined = "thumbnail_requests_joined"
