@@ -7,7 +7,8 @@ import Testing
 /// floods, broken files) are refused in-process under thumbd's policy, deploy/policy.xml, while
 /// the formats thumbd serves still decode. ContentSniffer stops most of these before ImageMagick;
 /// these tests take it away and show the policy holds on its own.
-@Suite struct HostileImageTests {
+@Suite(.timeLimit(.minutes(2)))
+struct HostileImageTests {
     init() throws {
         TestImages.startImageMagick()
         // With Debian's policy alone a "text:" read aborts the whole test process (an assertion
