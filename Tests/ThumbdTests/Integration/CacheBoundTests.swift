@@ -5,7 +5,7 @@ import Testing
 /// The cache's bound is the bound of the disk, with real nginx and thumbd: files, directories and
 /// the index together, through churn three times the bound, and a purge; and what only thumbd may
 /// answer is never a static file, however it is spelt.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct CacheBoundTests {
     let origin: TestOrigin
 

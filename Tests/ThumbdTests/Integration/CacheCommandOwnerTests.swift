@@ -4,7 +4,7 @@ import Testing
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
 /// in it are that user's writing.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)))
 struct CacheCommandOwnerTests {
     /// The root named as it is, and by a symlink root made to it.
     @Test(arguments: [false, true])

@@ -4,7 +4,7 @@ import Testing
 
 /// deploy/cluster: three thumbd hosts, an origin and a front nginx that hashes by source, as real
 /// network hosts (network namespaces on a bridge), driven through the front as clients would.
-@Suite(.timeLimit(.minutes(5)), .serialized,
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized,
        .enabled(if: ClusterRun.canMakeNamespaces,
                 "network namespaces cannot be made here: needs root and iproute2's ip (deploy/test installs it)"))
 struct ClusterTests {

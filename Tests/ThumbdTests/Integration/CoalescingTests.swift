@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// However many clients ask for one thumbnail at once, the origin is asked once.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct CoalescingTests {
     let origin: TestOrigin
     let stack: TestStack

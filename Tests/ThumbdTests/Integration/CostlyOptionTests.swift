@@ -5,7 +5,7 @@ import Testing
 /// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas at the
 /// largest dpr, and a tiled watermark at the smallest scale, render within the render time limit
 /// (MAX_RENDER_SECONDS, 10 s by default), and look as asked.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct CostlyOptionTests {
     /// (what, options) on a 1600 x 1200 result: `rs:fit:200:150` at dpr 8.
     static let worstCases: [(String, String)] = [

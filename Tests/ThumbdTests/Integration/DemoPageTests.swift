@@ -4,7 +4,7 @@ import Testing
 
 /// deploy/run's demo page, as a newcomer sees it: deploy/run itself (with the thumbd these tests
 /// built) on a free port, opened in a real headless Chromium.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct DemoPageTests {
     static let chromium = "/usr/bin/chromium"
 

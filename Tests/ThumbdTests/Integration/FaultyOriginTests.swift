@@ -8,7 +8,7 @@ import Glibc
 /// An origin that misbehaves in every way issue 10 lists: each fault gets its status within its
 /// deadline, thumbd's memory stays bounded, nothing is cached, and the next good request is
 /// served normally.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct FaultyOriginTests {
     /// A fault, the status it must get and the seconds it may take.
     struct Fault: CustomStringConvertible, Sendable {

@@ -4,7 +4,7 @@ import Testing
 
 /// A source whose first frame is tiny and a later one huge passes a check of the first frame, and
 /// then an animation decodes every frame: thumbd reads every frame's header first.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct FramePixelFloodTests {
     static let floods: [(String, [UInt8], String)] = [
         ("a GIF of a 1x1 frame, then one of 11000x11000", PixelFloods.gif(screen: (1, 1), frames: [(1, 1), (11000, 11000)]), "gif"),

@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OperatorEndpointTests {
     let origin: TestOrigin
     let stack: TestStack

@@ -4,7 +4,7 @@ import Testing
 
 /// What an origin feels: one fetch per source however many ask, bounded concurrency, remembered
 /// failures, and refusals that never reach it.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OriginTests {
     let origin: TestOrigin
 

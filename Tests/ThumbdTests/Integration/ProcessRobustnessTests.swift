@@ -6,7 +6,7 @@ import Glibc
 
 /// thumbd stays up when descriptors run short, runs the riskier decoders only when told to, and
 /// exits non-zero (for systemd to restart it) when it can no longer serve.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct ProcessRobustnessTests {
     @Test func moreWaitingRequestsThanDescriptorsNeverTakeThumbdDown() throws {
         // Given thumbd allowed 400 descriptors, and an origin that holds its answer

@@ -4,7 +4,7 @@ import Testing
 
 /// A render that runs past THUMBD_MAX_RENDER_SECONDS is stopped on its own thread, answered 422,
 /// never cached, and its key is free for a later try.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct RenderWatchdogTests {
     @Test func aRenderPastItsLimitIsStoppedAndTheServiceGoesOn() throws {
         // Given a large photo, whose 2400 x 2400 PNG takes ImageMagick most of a second to make

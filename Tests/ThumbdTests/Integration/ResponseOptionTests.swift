@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbCore
 
 /// Options that shape the answer rather than the pixels: expiry, download names, pass-through.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct ResponseOptionTests {
     let origin: TestOrigin
     let stack: TestStack

@@ -5,7 +5,7 @@ import Testing
 
 /// The shared cache index with real nginx and thumbd: two processes on one cache, eviction that
 /// counts hits only nginx served, kill -9, a damaged index, purge, and a full disk.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SharedCacheTests {
     let origin: TestOrigin
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Signals an operator might send (logrotate's HUP, a habit's USR1 or USR2) neither stop thumbd
 /// nor quietly retire its workers.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SignalTests {
     @Test(arguments: [SIGHUP, SIGUSR1, SIGUSR2])
     func aSignalLeavesEveryWorkerServing(signal: Int32) throws {

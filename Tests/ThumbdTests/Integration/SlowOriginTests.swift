@@ -4,7 +4,7 @@ import Testing
 
 /// A slow origin must not stall everyone: requests waiting for its jobs hold no worker thread,
 /// and what sheds load is the documented limits (per-host fetches, the queue), at once.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SlowOriginTests {
     @Test func requestsForASlowOriginHoldNoWorkersAndThoseOverTheBoundAre503AtOnce() throws {
         // Given thumbd with 4 workers, a queue of 8 and 4 fetches per host, an origin that answers

@@ -4,7 +4,7 @@ import Testing
 
 /// Refusals prove themselves on this machine only: loopback sources while loopback is not
 /// allowed, answered 403 before the origin sees a connection.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SourcePolicyTests {
     let origin: TestOrigin
 

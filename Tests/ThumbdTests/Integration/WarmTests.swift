@@ -4,7 +4,7 @@ import Testing
 
 /// `thumbd warm` run as a process against real nginx + thumbd + an origin: what it counts as
 /// made, already cached and failed, what it leaves in the cache, and how it stops when told to.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct WarmTests {
     /// imgproxy's documented key and salt ("secret", "hello").
     static let key = ["--key", "736563726574", "--salt", "68656C6C6F"]

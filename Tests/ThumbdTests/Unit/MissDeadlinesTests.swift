@@ -4,7 +4,7 @@ import Testing
 @testable import ThumbCore
 
 /// Every miss's deadline falls due once, in the order the misses came, and not before its time.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.blocking, .timeLimit(.minutes(2)))
 struct MissDeadlinesTests {
     @Test func deadlinesFallDueOnceInOrderAndNotBefore() throws {
         // Given deadlines of 0.3 s and three misses, the last one 0.1 s after the others
