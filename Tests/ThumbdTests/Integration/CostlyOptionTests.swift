@@ -29,13 +29,11 @@ struct CostlyOptionTests {
         defer { stack.shutdown() }
 
         // When the URL is asked for
-        let started = Date()
         let response = try stack.get("/insecure/rs:fit:200:150/dpr:8/\(options)/plain/\(origin.url("/photo.jpg"))@jpg")
-        let seconds = Date().timeIntervalSince(started)
 
-        // Then it is rendered, at its full size, well within the limit
+        // Then it is rendered, at its full size, within the limit: thumbd's own render watchdog
+        // answers 422 past it (RenderWatchdogTests)
         #expect(response.status == 200, "\(what): \(response.text.prefix(200))")
-        #expect(seconds < Renderer.Configuration().maxRenderSeconds, "\(what) took \(seconds) s")
         guard response.status == 200 else { return }
         let image = try ImageProbe(response.body)
         #expect((image.width, image.height) == (1600, 1200))
