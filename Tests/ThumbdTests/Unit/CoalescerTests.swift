@@ -46,7 +46,7 @@ struct CoalescerTests {
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        while coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted + coalescer.requestsJoined >= 50 })
         starts.finish("k", with: 42, receipt: "stored")
 
         // Then one job started, 49 joined it, and all 50 got its outcome
@@ -71,12 +71,14 @@ struct CoalescerTests {
             }
         }
         starts.finish("k", with: 1, receipt: nil)
-        while answered.load(ordering: .relaxed) < 400 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually { answered.load(ordering: .relaxed) >= 400 })
 
         // Then exactly one job ran, the 399 others joined it, and each of the 400 got its outcome once
         #expect(starts.count == 1)
         #expect(coalescer.jobsStarted == 1)
         #expect(coalescer.requestsJoined == 399)
+        // A second answer would come after the 400th: 50 ms for one to show (on a slow machine
+        // it may miss one, never fail wrongly)
         try? await Task.sleep(for: .milliseconds(50))
         #expect(answered.load(ordering: .relaxed) == 400)
     }
@@ -93,7 +95,7 @@ struct CoalescerTests {
 
         // When the job ends
         starts.finish("k", with: 7, receipt: nil)
-        while answers.withLock({ $0.count }) < 50 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually { answers.withLock { $0.count } >= 50 })
 
         // Then one job ran, and every waiter got its outcome, all on one thread, one after another
         let received = answers.withLock { $0 }
@@ -115,7 +117,7 @@ struct CoalescerTests {
             release.wait()
         }, job: starts.job("slow"))
         starts.finish("slow", with: 1, receipt: nil)
-        while !blocked.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually { blocked.load(ordering: .relaxed) })
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             released.store(true, ordering: .relaxed)
             release.signal()
@@ -123,7 +125,7 @@ struct CoalescerTests {
 
         // When another key's job runs meanwhile
         async let other = coalescer.outcome(for: "other", job: starts.job("other"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted >= 2 })
         starts.finish("other", with: 2, receipt: nil)
 
         // Then it ends and is answered while the first waiter is still blocked
@@ -139,13 +141,13 @@ struct CoalescerTests {
 
         // a first job, finished with a receipt
         async let first = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 1 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted >= 1 })
         starts.finish("k", with: 1, receipt: "path-1")
         #expect(await first == 1)
 
         // a second job for the same key starts anew, told where the first put its result
         async let second = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted >= 2 })
         starts.finish("k", with: 2, receipt: nil)
         #expect(await second == 2)
         #expect(starts.receipts == [nil, "path-1"])
@@ -157,13 +159,13 @@ struct CoalescerTests {
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted + coalescer.requestsJoined >= 2 })
         starts.finish("k", with: .failure(.sourceNotFound), receipt: nil)
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted >= 2 })
         starts.finish("k", with: .success(1), receipt: nil)
         #expect(await c == .success(1))
         #expect(starts.receipts == [nil, nil])
@@ -174,7 +176,7 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         async let a = coalescer.outcome(for: "a", job: starts.job("a"))
         async let b = coalescer.outcome(for: "b", job: starts.job("b"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually { coalescer.jobsStarted >= 2 })
         starts.finish("a", with: 1, receipt: nil)
         starts.finish("b", with: 2, receipt: nil)
         #expect(await (a, b) == (1, 2))
@@ -188,7 +190,7 @@ struct CoalescerTests {
         func job(_ key: String, receipt: String?) async {
             let before = coalescer.jobsStarted
             async let done = coalescer.outcome(for: key, job: starts.job(key))
-            while coalescer.jobsStarted == before { await Task.yield() }
+            #expect(await eventually { coalescer.jobsStarted != before })
             starts.finish(key, with: 0, receipt: receipt)
             _ = await done
         }
