@@ -166,10 +166,7 @@ struct ClusterTests {
         // When host 2 comes back with its cache, and the front tries it again (after fail_timeout)
         try cluster.startHost(2)
         let probe = try #require(thumbnails.first { moved.contains($0.photo) }).path
-        let giveUp = Date(timeIntervalSinceNow: 20)
-        while try cluster.get(probe).status == 200, try cluster.answeringHosts()[probe] != 2, Date() < giveUp {
-            Thread.sleep(forTimeInterval: 0.2)
-        }
+        _ = try eventually(timeout: 20) { try cluster.get(probe).status != 200 || cluster.answeringHosts()[probe] == 2 }
         let after = cluster.getAll(paths)
 
         // Then exactly its own photos went back to it, and every thumbnail is a static hit

@@ -181,10 +181,9 @@ final class DemoRun {
         process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
         // deploy/run (bash) must see the TERM that stops it.
         try process.runWithSignalsUnblocked()
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status != 200 {
-            guard Date() < deadline, process.isRunning else { throw StackError("deploy/run did not serve its page") }
-            Thread.sleep(forTimeInterval: 0.2)
+        try waitUntil("deploy/run serves its page", timeout: 60) {
+            guard process.isRunning else { throw StackError("deploy/run ended before it served its page") }
+            return (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status == 200
         }
     }
 
