@@ -85,7 +85,7 @@ struct FastCGISocketTests {
         let trickler = Thread {
             for byte in request {
                 trickling.send([byte])
-                usleep(200_000)
+                usleep(200_000)  // the pace of a slow client, the behaviour under test: not a wait for an event
             }
         }
         trickler.start()

@@ -158,7 +158,7 @@ struct OriginTests {
 
         // And after the memory lapses, the recovered origin gives a thumbnail
         origin.serve("/flap.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // real time: the memory's lifetime is in seconds of thumbd's clock
         #expect(try stack.get(path).status == 200)
         #expect(origin.requestCount("/flap.jpg") == 2)
     }
