@@ -88,15 +88,8 @@ struct CacheBoundTests {
 
     /// The blocks everything under `path` takes, each hard-linked file once, as du counts them.
     static func allocatedBytes(under path: String) -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/du")
-        process.arguments = ["-s", "--block-size=1", path]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return Int.max }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Int(text.split(separator: "\t").first ?? "") ?? Int.max
+        guard let du = try? ProcessRunner.run("/usr/bin/du", ["-s", "--block-size=1", path]) else { return Int.max }
+        return Int(du.output.split(separator: "\t").first ?? "") ?? Int.max
     }
 
     static func allocatedBytes(of file: String) -> Int {

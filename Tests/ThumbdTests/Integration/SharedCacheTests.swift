@@ -298,12 +298,6 @@ struct SharedCacheTests {
     static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) }
 
     private static func run(_ executable: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ProcessRunner.run(executable, arguments))?.status == 0
     }
 }
