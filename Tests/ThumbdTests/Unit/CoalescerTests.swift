@@ -4,8 +4,12 @@ import Testing
 @testable import ThumbCore
 
 /// The coalescer's contract: one job per key at a time, every waiter gets that job's outcome,
-/// receipts of finished jobs reach the next job for the key.
-@Suite(.timeLimit(.minutes(2)))
+/// receipts of finished jobs reach the next job for the key. One at a time, on threads of their
+/// own: aWaiterThatBlocksHoldsUpNoOtherJob holds a thread of libdispatch's global queues, which on
+/// Linux are Swift's pool too, until it has seen another job answered. On the pool, it waited for
+/// the pool's one other thread, and every test in the run waited with it (every unit suite ended
+/// the moment it did, 44 to 71 s into a run).
+@Suite(.blocking, .timeLimit(.minutes(2)), .serialized)
 struct CoalescerTests {
     typealias StringCoalescer = Coalescer<String, Int, String>
 
@@ -46,7 +50,7 @@ struct CoalescerTests {
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        #expect(await eventually { coalescer.jobsStarted + coalescer.requestsJoined >= 50 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted + coalescer.requestsJoined >= 50 })
         starts.finish("k", with: 42, receipt: "stored")
 
         // Then one job started, 49 joined it, and all 50 got its outcome
@@ -71,7 +75,7 @@ struct CoalescerTests {
             }
         }
         starts.finish("k", with: 1, receipt: nil)
-        #expect(await eventually { answered.load(ordering: .relaxed) >= 400 })
+        #expect(await eventually(timeout: 60) { answered.load(ordering: .relaxed) >= 400 })
 
         // Then exactly one job ran, the 399 others joined it, and each of the 400 got its outcome once
         #expect(starts.count == 1)
@@ -95,7 +99,7 @@ struct CoalescerTests {
 
         // When the job ends
         starts.finish("k", with: 7, receipt: nil)
-        #expect(await eventually { answers.withLock { $0.count } >= 50 })
+        #expect(await eventually(timeout: 60) { answers.withLock { $0.count } >= 50 })
 
         // Then one job ran, and every waiter got its outcome, all on one thread, one after another
         let received = answers.withLock { $0 }
@@ -117,7 +121,7 @@ struct CoalescerTests {
             release.wait()
         }, job: starts.job("slow"))
         starts.finish("slow", with: 1, receipt: nil)
-        #expect(await eventually { blocked.load(ordering: .relaxed) })
+        #expect(await eventually(timeout: 60) { blocked.load(ordering: .relaxed) })
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             released.store(true, ordering: .relaxed)
             release.signal()
@@ -125,7 +129,7 @@ struct CoalescerTests {
 
         // When another key's job runs meanwhile
         async let other = coalescer.outcome(for: "other", job: starts.job("other"))
-        #expect(await eventually { coalescer.jobsStarted >= 2 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("other", with: 2, receipt: nil)
 
         // Then it ends and is answered while the first waiter is still blocked
@@ -141,13 +145,13 @@ struct CoalescerTests {
 
         // a first job, finished with a receipt
         async let first = coalescer.outcome(for: "k", job: starts.job("k"))
-        #expect(await eventually { coalescer.jobsStarted >= 1 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 1 })
         starts.finish("k", with: 1, receipt: "path-1")
         #expect(await first == 1)
 
         // a second job for the same key starts anew, told where the first put its result
         async let second = coalescer.outcome(for: "k", job: starts.job("k"))
-        #expect(await eventually { coalescer.jobsStarted >= 2 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("k", with: 2, receipt: nil)
         #expect(await second == 2)
         #expect(starts.receipts == [nil, "path-1"])
@@ -159,13 +163,13 @@ struct CoalescerTests {
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
-        #expect(await eventually { coalescer.jobsStarted + coalescer.requestsJoined >= 2 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted + coalescer.requestsJoined >= 2 })
         starts.finish("k", with: .failure(.sourceNotFound), receipt: nil)
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
-        #expect(await eventually { coalescer.jobsStarted >= 2 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("k", with: .success(1), receipt: nil)
         #expect(await c == .success(1))
         #expect(starts.receipts == [nil, nil])
@@ -176,7 +180,7 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         async let a = coalescer.outcome(for: "a", job: starts.job("a"))
         async let b = coalescer.outcome(for: "b", job: starts.job("b"))
-        #expect(await eventually { coalescer.jobsStarted >= 2 })
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("a", with: 1, receipt: nil)
         starts.finish("b", with: 2, receipt: nil)
         #expect(await (a, b) == (1, 2))
@@ -190,7 +194,7 @@ struct CoalescerTests {
         func job(_ key: String, receipt: String?) async {
             let before = coalescer.jobsStarted
             async let done = coalescer.outcome(for: key, job: starts.job(key))
-            #expect(await eventually { coalescer.jobsStarted != before })
+            #expect(await eventually(timeout: 60) { coalescer.jobsStarted != before })
             starts.finish(key, with: 0, receipt: receipt)
             _ = await done
         }
