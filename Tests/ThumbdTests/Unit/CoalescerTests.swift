@@ -15,24 +15,47 @@ struct CoalescerTests {
 
     /// Jobs that record the receipt they start with and end only when the test says how.
     final class Jobs<Outcome: Sendable>: Sendable {
+        typealias Ending = (outcome: Outcome, receipt: String?)
+        /// A job's ending, told before the job asked for it, or the job waiting for it.
+        private enum Slot {
+            case told(Ending)
+            case waiting(CheckedContinuation<Ending, Never>)
+        }
+
         private let starts = Mutex<[String?]>([])
-        private let endings = Mutex<[String: (outcome: Outcome, receipt: String?)]>([:])
+        private let slots = Mutex<[String: Slot]>([:])
         var count: Int { starts.withLock { $0.count } }
         var receipts: [String?] { starts.withLock { $0 } }
 
-        func job(_ key: String) -> @Sendable (String?) async -> (outcome: Outcome, receipt: String?) {
+        func job(_ key: String) -> @Sendable (String?) async -> Ending {
             { previous in
                 self.starts.withLock { $0.append(previous) }
-                while true {
-                    if let ending = self.endings.withLock({ $0.removeValue(forKey: key) }) { return ending }
-                    try? await Task.sleep(for: .milliseconds(1))
+                return await withCheckedContinuation { continuation in
+                    let told: Ending? = self.slots.withLock { slots in
+                        guard case .told(let ending) = slots[key] else {
+                            slots[key] = .waiting(continuation)
+                            return nil
+                        }
+                        slots[key] = nil
+                        return ending
+                    }
+                    if let told { continuation.resume(returning: told) }
                 }
             }
         }
 
-        /// Lets the running job for `key` end with this outcome and receipt.
+        /// Lets the running job for `key` end with this outcome and receipt (or the next one, if
+        /// it has not asked yet).
         func finish(_ key: String, with outcome: Outcome, receipt: String?) {
-            endings.withLock { $0[key] = (outcome, receipt) }
+            let waiting: CheckedContinuation<Ending, Never>? = slots.withLock { slots in
+                guard case .waiting(let continuation) = slots[key] else {
+                    slots[key] = .told((outcome, receipt))
+                    return nil
+                }
+                slots[key] = nil
+                return continuation
+            }
+            waiting?.resume(returning: (outcome, receipt))
         }
     }
 
