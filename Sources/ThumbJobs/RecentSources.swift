@@ -18,13 +18,17 @@ public actor RecentSources {
     private let lifetime: Duration
     private let purges: @Sendable () -> UInt64
     private var purgesSeen: UInt64 = 0
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameter lifetime: how long an original is kept after its fetch.
     /// - Parameter purges: how many purges the cache has seen.
-    public init(byteLimit: Int, lifetime: Duration = .seconds(10), purges: @escaping @Sendable () -> UInt64 = { 0 }) {
+    /// - Parameter now: the time, which a test moves on by hand.
+    public init(byteLimit: Int, lifetime: Duration = .seconds(10), purges: @escaping @Sendable () -> UInt64 = { 0 },
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.byteLimit = byteLimit
         self.lifetime = lifetime
         self.purges = purges
+        self.now = now
     }
 
     public func source(for url: String) -> FetchedSource? {
@@ -36,7 +40,7 @@ public actor RecentSources {
             bytes = 0
         }
         guard let kept = entries[url] else { return nil }
-        guard ContinuousClock.now - kept.at < lifetime else {
+        guard now() - kept.at < lifetime else {
             remove(url)  // so that the fetch this miss starts can keep its source
             return nil
         }
@@ -47,7 +51,7 @@ public actor RecentSources {
 
     public func keep(_ source: FetchedSource, for url: String) {
         guard source.bytes.count <= byteLimit / 4, entries[url] == nil else { return }
-        entries[url] = Kept(source: source, at: .now)
+        entries[url] = Kept(source: source, at: now())
         order.append(url)
         bytes += source.bytes.count
         while bytes > byteLimit, let oldest = order.first {
@@ -57,8 +61,8 @@ public actor RecentSources {
 
     /// Lets go of every original kept longer than the lifetime; what thumbd holds when idle.
     public func dropExpired() {
-        let now = ContinuousClock.now
-        for (url, kept) in entries where now - kept.at >= lifetime {
+        let time = now()
+        for (url, kept) in entries where time - kept.at >= lifetime {
             remove(url)
         }
     }

@@ -1,6 +1,5 @@
 import ThumbImaging
 import ThumbRequest
-import ThumbRuntime
 
 /// Every setting thumbd reads. A case only names a setting: its `declaration` says everything
 /// else once, and the flags, environment names, file keys, ranges checked at start, `--help` and

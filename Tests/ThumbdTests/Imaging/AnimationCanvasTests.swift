@@ -2,7 +2,6 @@ import CMagickWand
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
-@testable import thumbd
 
 /// GIF and WebP frames drawn on part of their canvas, at an offset (most GIFs on the web store
 /// each frame as the rectangle that changed): the thumbnail is the scaled canvas, and every frame

@@ -3,7 +3,6 @@ import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime
-@testable import thumbd
 
 /// Animated GIF and WebP: kept animated when allowed, every frame resized, delays kept,
 /// bounded by the frame limit and the pixel budget.

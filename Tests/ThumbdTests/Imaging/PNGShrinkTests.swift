@@ -3,7 +3,6 @@ import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime
-@testable import thumbd
 
 /// A PNG averaged in squares while libpng decodes it gives the thumbnail a full decode gives,
 /// whatever its pixel layout; what it cannot take (interlacing, damage) ImageMagick reads whole.

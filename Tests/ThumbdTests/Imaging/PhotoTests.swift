@@ -3,7 +3,6 @@ import Foundation
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
-@testable import thumbd
 
 /// Real photographs from the project's corpus (deploy/test fetches them into THUMBD_TEST_PHOTOS):
 /// the thumbnail has the planned size, and decoding at a reduced size (a JPEG's DC scans or

@@ -3,7 +3,6 @@ import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime
-@testable import thumbd
 
 /// Formats thumbd reads but does not write: recognised by their first bytes, rendered, and
 /// written as JPEG when the URL names no format.

@@ -1,7 +1,6 @@
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
-@testable import thumbd
 
 /// `wm` over a 400 x 200 white source with a 40 x 20 blue watermark configured.
 @Suite(.timeLimit(.minutes(2)))

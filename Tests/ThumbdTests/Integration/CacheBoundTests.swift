@@ -4,7 +4,7 @@ import Testing
 /// The cache's bound is the bound of the disk, with real nginx and thumbd: files, directories and
 /// the index together, through churn three times the bound, and a purge; and what only thumbd may
 /// answer is never a static file, however it is spelt.
-@Suite(.serialized, .timeLimit(.minutes(5)))
+@Suite(.blocking, .serialized, .timeLimit(.minutes(5)))
 struct CacheBoundTests {
     let origin: TestOrigin
 
@@ -87,15 +87,8 @@ struct CacheBoundTests {
 
     /// The blocks everything under `path` takes, each hard-linked file once, as du counts them.
     static func allocatedBytes(under path: String) -> Int {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/du")
-        process.arguments = ["-s", "--block-size=1", path]
-        let output = Pipe()
-        process.standardOutput = output
-        guard (try? process.run()) != nil else { return Int.max }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return Int(text.split(separator: "\t").first ?? "") ?? Int.max
+        guard let du = try? ProcessRunner.run("/usr/bin/du", ["-s", "--block-size=1", path]) else { return Int.max }
+        return Int(du.output.split(separator: "\t").first ?? "") ?? Int.max
     }
 
     static func allocatedBytes(of file: String) -> Int {

@@ -3,7 +3,7 @@ import Testing
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
 /// in it are that user's writing.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)))
 struct CacheCommandOwnerTests {
     /// The root named as it is, and by a symlink root made to it.
     @Test(arguments: [false, true])
@@ -27,20 +27,12 @@ struct CacheCommandOwnerTests {
         if throughSymlink { try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: cache.root) }
 
         // When root purges everything
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestStack.thumbdBinary)
-        process.arguments = ["cache", "purge", "--all"]
-        process.environment = ["THUMBD_CACHE_ROOT": root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
-                               "PATH": "/usr/bin:/bin"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
+            "THUMBD_CACHE_ROOT": root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
+        ])
 
         // Then it removed what nobody could remove, and left root's file where it was
-        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(status == 0, "\(text)")
         #expect(text.contains("purged 1 files"), "\(text)")
         #expect(!cache.exists(servedName("nn")))
         #expect(cache.exists(servedName("rr")))

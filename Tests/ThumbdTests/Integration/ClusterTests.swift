@@ -6,7 +6,7 @@ import Testing
 
 /// deploy/cluster: three thumbd hosts, an origin and a front nginx that hashes by source, as real
 /// network hosts (network namespaces on a bridge), driven through the front as clients would.
-@Suite(.timeLimit(.minutes(5)), .serialized,
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized,
        .enabled(if: ClusterRun.canMakeNamespaces,
                 "network namespaces cannot be made here: needs root and iproute2's ip (deploy/test installs it)"))
 struct ClusterTests {
@@ -168,10 +168,7 @@ struct ClusterTests {
         // When host 2 comes back with its cache, and the front tries it again (after fail_timeout)
         try cluster.startHost(2)
         let probe = try #require(thumbnails.first { moved.contains($0.photo) }).path
-        let giveUp = Date(timeIntervalSinceNow: 20)
-        while try cluster.get(probe).status == 200, try cluster.answeringHosts()[probe] != 2, Date() < giveUp {
-            Thread.sleep(forTimeInterval: 0.2)
-        }
+        _ = try eventually(timeout: 20) { try cluster.get(probe).status != 200 || cluster.answeringHosts()[probe] == 2 }
         let after = cluster.getAll(paths)
 
         // Then exactly its own photos went back to it, and every thumbnail is a static hit

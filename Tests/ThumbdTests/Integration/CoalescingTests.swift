@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbRequest
 
 /// However many clients ask for one thumbnail at once, the origin is asked once.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct CoalescingTests {
     let origin: TestOrigin
     let stack: TestStack
@@ -77,19 +77,24 @@ struct CoalescingTests {
 /// A value computed on a thread of its own, for tests that act while requests are in flight.
 final class DetachedResult<T>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
     private var result: T?
 
     fileprivate init(_ work: @escaping @Sendable () -> T) {
         Thread.detachNewThread { [self] in
-            result = work()
+            let value = work()
+            lock.withLock { result = value }
             done.signal()
         }
     }
 
+    /// Whether the work has ended (`value()` would not wait).
+    var isFinished: Bool { lock.withLock { result != nil } }
+
     func value() -> T {
         done.wait()
         done.signal()
-        return result!
+        return lock.withLock { result! }
     }
 }
 

@@ -1,12 +1,10 @@
 import Foundation
 import Testing
-@testable import ThumbImaging
-@testable import thumbd
 
 /// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas at the
 /// largest dpr, and a tiled watermark at the smallest scale, render within the render time limit
 /// (MAX_RENDER_SECONDS, 10 s by default), and look as asked.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct CostlyOptionTests {
     /// (what, options) on a 1600 x 1200 result: `rs:fit:200:150` at dpr 8.
     static let worstCases: [(String, String)] = [
@@ -30,13 +28,11 @@ struct CostlyOptionTests {
         defer { stack.shutdown() }
 
         // When the URL is asked for
-        let started = Date()
         let response = try stack.get("/insecure/rs:fit:200:150/dpr:8/\(options)/plain/\(origin.url("/photo.jpg"))@jpg")
-        let seconds = Date().timeIntervalSince(started)
 
-        // Then it is rendered, at its full size, well within the limit
+        // Then it is rendered, at its full size, within the limit: thumbd's own render watchdog
+        // answers 422 past it (RenderWatchdogTests)
         #expect(response.status == 200, "\(what): \(response.text.prefix(200))")
-        #expect(seconds < Renderer.Configuration().maxRenderSeconds, "\(what) took \(seconds) s")
         guard response.status == 200 else { return }
         let image = try ImageProbe(response.body)
         #expect((image.width, image.height) == (1600, 1200))

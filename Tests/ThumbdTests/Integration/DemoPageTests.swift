@@ -3,7 +3,7 @@ import Testing
 
 /// deploy/run's demo page, as a newcomer sees it: deploy/run itself (with the thumbd these tests
 /// built) on a free port, opened in a real headless Chromium.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct DemoPageTests {
     static let chromium = "/usr/bin/chromium"
 
@@ -180,10 +180,9 @@ final class DemoRun {
         process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
         // deploy/run (bash) must see the TERM that stops it.
         try process.runWithSignalsUnblocked()
-        let deadline = Date(timeIntervalSinceNow: 60)
-        while (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status != 200 {
-            guard Date() < deadline, process.isRunning else { throw StackError("deploy/run did not serve its page") }
-            Thread.sleep(forTimeInterval: 0.2)
+        try waitUntil("deploy/run serves its page", timeout: 60) {
+            guard process.isRunning else { throw StackError("deploy/run ended before it served its page") }
+            return (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status == 200
         }
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// thumbd never takes a proxy from its environment: the address guard checks the address curl
 /// connects to, which through a proxy would be the proxy's, not the origin's.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct EnvironmentProxyTests {
     @Test func proxiesInTheEnvironmentAreIgnored() throws {
         // Given an origin, and a listener on 127.0.0.1 that every proxy variable curl reads names

@@ -3,7 +3,7 @@ import Testing
 
 /// Each cause of failure answers its status with a one-line body, caches nothing, and leaves
 /// thumbd answering.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct ErrorTests {
     let origin: TestOrigin
     let stack: TestStack

@@ -3,7 +3,7 @@ import Testing
 
 /// imgproxy's fallback image: a source that cannot be fetched or decoded is answered with the
 /// configured image, rendered with the URL's options, never stored, kept by clients briefly.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 final class FallbackImageTests {
     let origin: TestOrigin
     let fallbackPath: String

@@ -7,7 +7,7 @@ import Glibc
 /// What reaches thumbd's socket is not always nginx, nor what nginx normalised: the socket is for
 /// nginx's group alone, a connection holds no worker until its request has arrived whole, and
 /// thumbd holds its own line on the paths it writes.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct FastCGISocketTests {
     /// A request straight to thumbd's socket with libfcgi's cgi-fcgi, its parameters as given.
     static func fastCGI(_ stack: TestStack, requestURI: String, documentURI: String) throws -> String {
@@ -85,7 +85,7 @@ struct FastCGISocketTests {
         let trickler = Thread {
             for byte in request {
                 trickling.send([byte])
-                usleep(200_000)
+                usleep(200_000)  // the pace of a slow client, the behaviour under test: not a wait for an event
             }
         }
         trickler.start()

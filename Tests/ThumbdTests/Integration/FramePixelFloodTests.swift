@@ -3,7 +3,7 @@ import Testing
 
 /// A source whose first frame is tiny and a later one huge passes a check of the first frame, and
 /// then an animation decodes every frame: thumbd reads every frame's header first.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct FramePixelFloodTests {
     static let floods: [(String, [UInt8], String)] = [
         ("a GIF of a 1x1 frame, then one of 11000x11000", PixelFloods.gif(screen: (1, 1), frames: [(1, 1), (11000, 11000)]), "gif"),
@@ -22,14 +22,12 @@ struct FramePixelFloodTests {
         let idle = try #require(stack.thumbdResidentKiB())
 
         // When it is asked for in a format that animates
-        let started = Date()
         let response = try stack.get("/insecure/rs:fit:100:100/plain/\(origin.url("/flood"))@webp")
-        let seconds = Date().timeIntervalSince(started)
 
-        // Then it is refused, naming the frame, before anything is decoded: at once, with no memory taken
+        // Then it is refused, naming the frame, before anything is decoded: the refusal is the
+        // header check's, and no memory was taken (the frame's pixels alone are hundreds of MiB)
         #expect(response.status == 422, "\(what): \(response.text)")
         #expect(response.text.contains("frame 2 of 2 is 11000x11000, over the limit"), "\(what): \(response.text)")
-        #expect(seconds < 2, "\(what) took \(seconds) s")
         let resident = try #require(stack.thumbdResidentKiB())
         #expect(resident - idle < 64 * 1024, "\(what): \(idle) KiB idle, \(resident) KiB after")
         #expect(stack.cacheFiles().isEmpty)

@@ -8,7 +8,7 @@ import Glibc
 /// deploy/thumbd.service takes away every system call, address family and memory mapping thumbd
 /// does not need. Without systemd running the service here, deploy/syscall-sandbox installs the
 /// unit's seccomp rules as systemd would, and the real nginx + thumbd stack serves under them.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct HardenedServiceTests {
     static let unit = TestStack.repositoryRoot + "/deploy/thumbd.service"
     static let sandbox = ["/usr/bin/python3", TestStack.repositoryRoot + "/deploy/syscall-sandbox", unit]

@@ -4,7 +4,7 @@ import Testing
 
 /// A miss is answered the way every later hit is: once thumbd has stored the file, nginx
 /// serves it (X-Accel-Redirect), with the same validators, Range and HEAD.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct MissAnswerTests {
     let origin: TestOrigin
     let stack: TestStack

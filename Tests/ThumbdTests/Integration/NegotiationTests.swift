@@ -3,7 +3,7 @@ import Testing
 
 /// A URL without a format answers each client in the best format it accepts, and nginx's hits
 /// agree with thumbd's misses.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct NegotiationTests {
     let origin: TestOrigin
 

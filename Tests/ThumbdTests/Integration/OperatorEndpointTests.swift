@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OperatorEndpointTests {
     let origin: TestOrigin
     let stack: TestStack

@@ -4,7 +4,7 @@ import Testing
 
 /// What an origin feels: one fetch per source however many ask, bounded concurrency, remembered
 /// failures, and refusals that never reach it.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OriginTests {
     let origin: TestOrigin
 
@@ -133,12 +133,12 @@ struct OriginTests {
 
     @Test func aSilentOriginIsGivenUpOnAtTheFirstByteTimeout() throws {
         let stack = try TestStack(environment: ["THUMBD_FIRST_BYTE_TIMEOUT": "0.5", "THUMBD_DOWNLOAD_TIMEOUT": "30"])
+        // An origin that answers after 20 s: within the 30 s download timeout, so a 504 can only
+        // be the first byte's timeout
         origin.serve("/silent.jpg", .image(TestImages.jpeg(width: 64, height: 48), delay: 20))
-        let started = Date()
         let response = try stack.get("/insecure/w:32/plain/\(origin.url("/silent.jpg"))@png")
         #expect(response.status == 504)
         #expect(response.text == "origin timed out\n")
-        #expect(Date().timeIntervalSince(started) < 10, "given up on well before the 30 s total timeout")
     }
 
     @Test func aFlappingOriginIsRememberedBrieflyAndNeverCached() throws {
@@ -158,7 +158,7 @@ struct OriginTests {
 
         // And after the memory lapses, the recovered origin gives a thumbnail
         origin.serve("/flap.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // real time: the memory's lifetime is in seconds of thumbd's clock
         #expect(try stack.get(path).status == 200)
         #expect(origin.requestCount("/flap.jpg") == 2)
     }

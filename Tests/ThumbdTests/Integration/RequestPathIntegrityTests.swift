@@ -6,7 +6,7 @@ import Testing
 /// from it, which any client can ask for: a path whose two forms ask for different thumbnails,
 /// whose bytes are not UTF-8, or whose signature covers other bytes, is refused before anything is
 /// fetched or stored. And no configuration turns signatures off but insecure mode named as such.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct RequestPathIntegrityTests {
     static let key = ["THUMBD_KEY": "736563726574", "THUMBD_SALT": "68656C6C6F"]
     static let signer = SignatureVerifier(pairs: [.init(key: Array("secret".utf8), salt: Array("hello".utf8))])

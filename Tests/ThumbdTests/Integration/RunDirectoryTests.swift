@@ -10,7 +10,7 @@ private let setpriv = "/usr/bin/setpriv"
 /// directory, or the photos they serve) is refused before anything in it is read, run, killed or
 /// written; and a pid file, even in a directory of root's, is acted on only when /proc shows the
 /// process is that run's own nginx or thumbd.
-@Suite(.timeLimit(.minutes(5)), .serialized,
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized,
        .enabled(if: getuid() == 0 && FileManager.default.isExecutableFile(atPath: setpriv),
                 "needs root, and setpriv (util-linux) to act as another user"))
 final class RunDirectoryTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// The shared cache index with real nginx and thumbd: two processes on one cache, eviction that
 /// counts hits only nginx served, kill -9, a damaged index, purge, and a full disk.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SharedCacheTests {
     let origin: TestOrigin
 
@@ -101,11 +101,15 @@ struct SharedCacheTests {
                     }
                 }
             }
+            let made = stack.jobLogLines.count
             storm.start()
-            // When thumbd is killed in the middle of it, and started again
-            usleep(UInt32(150_000 + 100_000 * round))
+            // When thumbd is killed in the middle of it (once it has made a few more, later each
+            // round), and started again
+            try waitUntil("thumbd made \(2 + 2 * round) more") {
+                stack.jobLogLines.count >= made + 2 + 2 * round || !storm.isExecuting
+            }
             stack.stopThumbd(0, signal: SIGKILL)
-            while storm.isExecuting { usleep(20_000) }
+            try waitUntil("the storm has ended") { !storm.isExecuting }
             try stack.startThumbd()
 
             // Then no temp file survives the restart, every file is a whole image, the index agrees
@@ -181,7 +185,7 @@ struct SharedCacheTests {
 
         // When it is purged, and open_file_cache_valid (1 s) has passed
         #expect(try stack.cacheCommand(["purge", "--url", path]).status == 0)
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // real time: nginx's open_file_cache_valid is 1 s of its clock
 
         // Then nginx no longer serves its open descriptor: every request after is thumbd's
         // one new render, then the new file
@@ -201,7 +205,7 @@ struct SharedCacheTests {
         // When the source changes and the thumbnail is purged, and open_file_cache_valid (1 s) has passed
         origin.serve("/changing.jpg", .image(TestImages.jpeg(width: 600, height: 900)))
         #expect(try stack.cacheCommand(["purge", "--url", path]).status == 0)
-        Thread.sleep(forTimeInterval: 1.2)
+        Thread.sleep(forTimeInterval: 1.2)  // real time: nginx's open_file_cache_valid is 1 s of its clock
 
         // Then every answer is the new thumbnail, from one new render, never the old open file
         let jobs = stack.jobLogLines.count
@@ -294,12 +298,6 @@ struct SharedCacheTests {
     static func unmount(_ path: String) -> Bool { run("/bin/umount", [path]) }
 
     private static func run(_ executable: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ProcessRunner.run(executable, arguments))?.status == 0
     }
 }

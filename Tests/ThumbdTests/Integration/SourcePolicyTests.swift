@@ -4,7 +4,7 @@ import Testing
 
 /// Refusals prove themselves on this machine only: loopback sources while loopback is not
 /// allowed, answered 403 before the origin sees a connection.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SourcePolicyTests {
     let origin: TestOrigin
 
@@ -18,12 +18,11 @@ struct SourcePolicyTests {
         let hosts = ["127.0.0.1", "localhost", "[::1]", "127.1", "2130706433", "0x7f000001",
                      "[::ffff:127.0.0.1]", "0.0.0.0", "127.0.0.2"]
         for host in hosts {
-            let started = Date()
             let response = try guarded.get("/insecure/w:32/plain/http://\(host):\(origin.port)/photo.jpg@png")
             #expect(response.status == 403, "\(host): \(response.text)")
             #expect(response.text == "forbidden: source is not allowed\n", "\(host): the address is for the log only")
-            #expect(Date().timeIntervalSince(started) < 2, "\(host) refused at once")
         }
+        // refused before a connection: the origin never saw one
         #expect(origin.connectionCount == 0)
         #expect(guarded.cacheFiles().isEmpty)
         // The log says which address was refused

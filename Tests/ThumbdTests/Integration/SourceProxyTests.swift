@@ -4,7 +4,7 @@ import Testing
 /// With SOURCE_PROXY every socket goes to the proxy, so the address guard checks a source's host
 /// before anything connects and tells the proxy the address it checked. A listener on 127.0.0.1
 /// stands in for the proxy: it records what it is asked to CONNECT to and tunnels nothing.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SourceProxyTests {
     let origin: TestOrigin
     let proxy: TestOrigin

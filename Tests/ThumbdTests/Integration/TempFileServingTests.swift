@@ -3,7 +3,7 @@ import Testing
 
 /// thumbd writes a thumbnail to a temp file beside its final name before renaming it into place;
 /// nginx serves that directory, and must never serve such a file to a client who names it.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct TempFileServingTests {
     @Test func tempFilesInTheCacheAreNeverServed() throws {
         // Given temp files, readable as thumbd makes them, in a fan-out directory and at the top of

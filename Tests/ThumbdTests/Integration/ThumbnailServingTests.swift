@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbRequest
 
 /// Real nginx + thumbd + an origin on 127.0.0.1: what a browser gets, and who served it.
-@Suite(.timeLimit(.minutes(5)), .serialized)
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct ThumbnailServingTests {
     let origin: TestOrigin
     let stack: TestStack

@@ -149,10 +149,9 @@ final class ClusterRun {
         // nginx logs a request once it has finished it, which can be after the client has its
         // answer: wait (a little) for the lines of the last requests.
         var log = try frontLog()
-        let deadline = Date(timeIntervalSinceNow: 5)
-        while log.count < frontRequests && Date() < deadline {
-            usleep(20_000)
+        _ = try eventually(timeout: 5) {
             log = try frontLog()
+            return log.count >= frontRequests
         }
         var hosts: [String: Int] = [:]
         for line in log {

@@ -9,10 +9,13 @@ enum ProcessRunner {
         var output: String { String(decoding: outputBytes, as: UTF8.self) }
     }
 
-    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = []) throws -> Finished {
+    /// - Parameter environment: the whole environment; nil passes the test runner's on.
+    static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [],
+                    environment: [String: String]? = nil) throws -> Finished {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
         process.standardInput = stdin
         process.standardOutput = stdout

@@ -203,17 +203,14 @@ final class TestStack: @unchecked Sendable {
 
     /// Runs `thumbd cache ARGUMENTS` on this stack's cache, as an operator would.
     func cacheCommand(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.thumbdBinary)
-        process.arguments = ["cache"] + arguments
-        process.environment = thumbdEnvironment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try Self.thumbdCommand(["cache"] + arguments, environment: thumbdEnvironment)
+    }
+
+    /// Runs the thumbd these tests built to its end with THUMBD_* `environment` (nothing of the test
+    /// runner's); its standard output, then its standard error.
+    static func thumbdCommand(_ arguments: [String], environment: [String: String]) throws -> (status: Int32, output: String) {
+        let run = try ProcessRunner.run(thumbdBinary, arguments, environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 })
+        return (run.status, run.output + run.errors)
     }
 
     /// Lines of thumbd's log that record a job (one per miss).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +18,9 @@ final class WarmProcess: @unchecked Sendable {
 
     private let process = Process()
     private let output: DetachedResult<Data>
-    private let errors: DetachedResult<Data>
+    private let errors: DetachedResult<Void>
+    /// Standard error as far as it has been read.
+    private let errorsRead = ReadSoFar()
 
     /// - Parameter input: written to standard input, then closed; nil gives it no input.
     /// - Parameter environment: THUMBD_* settings; nothing of the test runner's goes through.
@@ -32,7 +35,11 @@ final class WarmProcess: @unchecked Sendable {
         try process.run()
         // Read while it runs, so a full pipe never stalls it.
         output = Thread.runDetached { stdout.fileHandleForReading.readDataToEndOfFile() }
-        errors = Thread.runDetached { stderr.fileHandleForReading.readDataToEndOfFile() }
+        errors = Thread.runDetached { [errorsRead] in
+            while case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
+                errorsRead.bytes.withLock { $0.append(chunk) }
+            }
+        }
         if let input {
             stdin.fileHandleForWriting.write(Data(input.utf8))
             try stdin.fileHandleForWriting.close()
@@ -41,6 +48,9 @@ final class WarmProcess: @unchecked Sendable {
 
     var isRunning: Bool { process.isRunning }
 
+    /// Its lines so far: what a test waits for before it acts again.
+    var logSoFar: String { errorsRead.bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
@@ -48,7 +58,8 @@ final class WarmProcess: @unchecked Sendable {
     func wait() -> Finished {
         process.waitUntilExit()
         let summary = String(decoding: output.value(), as: UTF8.self).split(separator: "\n").map(String.init)
-        return Finished(status: process.terminationStatus, summary: summary, log: String(decoding: errors.value(), as: UTF8.self))
+        errors.value()
+        return Finished(status: process.terminationStatus, summary: summary, log: logSoFar)
     }
 
     /// Runs to the end.
@@ -56,4 +67,8 @@ final class WarmProcess: @unchecked Sendable {
                     environment: [String: String] = [:]) throws -> Finished {
         try WarmProcess(stack: stack, arguments, input: input, environment: environment).wait()
     }
+}
+
+private final class ReadSoFar: Sendable {
+    let bytes = Mutex(Data())
 }

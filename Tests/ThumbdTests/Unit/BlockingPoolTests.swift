@@ -6,7 +6,7 @@ import Testing
 /// shutdown that runs what is queued and ends the threads. Work is handed over from the test's
 /// thread (`submit`, which `run` uses), so nothing here waits for Swift's cooperative pool, which
 /// other suites' blocking tests may hold.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)))
 struct BlockingPoolTests {
     @Test func theQueueIsFirstInFirstOutThroughItsGrowth() {
         var queue = TaskQueue()

@@ -5,29 +5,57 @@ import Testing
 @testable import ThumbRuntime
 
 /// The coalescer's contract: one job per key at a time, and every waiter gets that job's outcome.
-@Suite(.timeLimit(.minutes(2)))
+/// One at a time, on threads of their
+/// own: aWaiterThatBlocksHoldsUpNoOtherJob holds a thread of libdispatch's global queues, which on
+/// Linux are Swift's pool too, until it has seen another job answered. On the pool, it waited for
+/// the pool's one other thread, and every test in the run waited with it (every unit suite ended
+/// the moment it did, 44 to 71 s into a run).
+@Suite(.blocking, .timeLimit(.minutes(2)), .serialized)
 struct CoalescerTests {
     typealias StringCoalescer = Coalescer<String, Int>
 
     /// Jobs that count their starts and end only when the test says how.
     final class Jobs<Outcome: Sendable>: Sendable {
+        typealias Ending = Outcome
+        /// A job's ending, told before the job asked for it, or the job waiting for it.
+        private enum Slot {
+            case told(Ending)
+            case waiting(CheckedContinuation<Ending, Never>)
+        }
+
         private let starts = Atomic(0)
-        private let endings = Mutex<[String: Outcome]>([:])
+        private let slots = Mutex<[String: Slot]>([:])
         var count: Int { starts.load(ordering: .relaxed) }
 
-        func job(_ key: String) -> @Sendable () async -> Outcome {
+        func job(_ key: String) -> @Sendable () async -> Ending {
             {
                 self.starts.add(1, ordering: .relaxed)
-                while true {
-                    if let ending = self.endings.withLock({ $0.removeValue(forKey: key) }) { return ending }
-                    try? await Task.sleep(for: .milliseconds(1))
+                return await withCheckedContinuation { continuation in
+                    let told: Ending? = self.slots.withLock { slots in
+                        guard case .told(let ending) = slots[key] else {
+                            slots[key] = .waiting(continuation)
+                            return nil
+                        }
+                        slots[key] = nil
+                        return ending
+                    }
+                    if let told { continuation.resume(returning: told) }
                 }
             }
         }
 
-        /// Lets the running job for `key` end with this outcome.
+        /// Lets the running job for `key` end with this outcome (or the next one, if it has not
+        /// asked yet).
         func finish(_ key: String, with outcome: Outcome) {
-            endings.withLock { $0[key] = outcome }
+            let waiting: CheckedContinuation<Ending, Never>? = slots.withLock { slots in
+                guard case .waiting(let continuation) = slots[key] else {
+                    slots[key] = .told(outcome)
+                    return nil
+                }
+                slots[key] = nil
+                return continuation
+            }
+            waiting?.resume(returning: outcome)
         }
     }
 
@@ -45,7 +73,7 @@ struct CoalescerTests {
                 return await group.reduce(into: []) { $0.append($1) }
             }
         }
-        while coalescer.jobsStarted + coalescer.requestsJoined < 50 { await Task.yield() }
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted + coalescer.requestsJoined >= 50 })
         starts.finish("k", with: 42)
 
         // Then one job started, 49 joined it, and all 50 got its outcome
@@ -70,12 +98,14 @@ struct CoalescerTests {
             }
         }
         starts.finish("k", with: 1)
-        while answered.load(ordering: .relaxed) < 400 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually(timeout: 60) { answered.load(ordering: .relaxed) >= 400 })
 
         // Then exactly one job ran, the 399 others joined it, and each of the 400 got its outcome once
         #expect(starts.count == 1)
         #expect(coalescer.jobsStarted == 1)
         #expect(coalescer.requestsJoined == 399)
+        // A second answer would come after the 400th: 50 ms for one to show (on a slow machine
+        // it may miss one, never fail wrongly)
         try? await Task.sleep(for: .milliseconds(50))
         #expect(answered.load(ordering: .relaxed) == 400)
     }
@@ -92,7 +122,7 @@ struct CoalescerTests {
 
         // When the job ends
         starts.finish("k", with: 7)
-        while answers.withLock({ $0.count }) < 50 { try? await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually(timeout: 60) { answers.withLock { $0.count } >= 50 })
 
         // Then one job ran, and every waiter got its outcome, all on one thread, one after another
         let received = answers.withLock { $0 }
@@ -114,7 +144,7 @@ struct CoalescerTests {
             release.wait()
         }, job: starts.job("slow"))
         starts.finish("slow", with: 1)
-        while !blocked.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await eventually(timeout: 60) { blocked.load(ordering: .relaxed) })
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             released.store(true, ordering: .relaxed)
             release.signal()
@@ -122,7 +152,7 @@ struct CoalescerTests {
 
         // When another key's job runs meanwhile
         async let other = coalescer.outcome(for: "other", job: starts.job("other"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("other", with: 2)
 
         // Then it ends and is answered while the first waiter is still blocked
@@ -138,13 +168,13 @@ struct CoalescerTests {
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted + coalescer.requestsJoined < 2 { await Task.yield() }
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted + coalescer.requestsJoined >= 2 })
         starts.finish("k", with: .failure(.sourceNotFound))
         #expect(await a == .failure(.sourceNotFound))
         #expect(await b == .failure(.sourceNotFound))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("k", with: .success(1))
         #expect(await c == .success(1))
         #expect(starts.count == 2)
@@ -155,7 +185,7 @@ struct CoalescerTests {
         let starts = Jobs<Int>()
         async let a = coalescer.outcome(for: "a", job: starts.job("a"))
         async let b = coalescer.outcome(for: "b", job: starts.job("b"))
-        while coalescer.jobsStarted < 2 { await Task.yield() }
+        #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })
         starts.finish("a", with: 1)
         starts.finish("b", with: 2)
         #expect(await (a, b) == (1, 2))

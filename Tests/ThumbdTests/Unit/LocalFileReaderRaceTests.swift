@@ -4,7 +4,7 @@ import Testing
 
 /// A directory on a `local://` path swapped for a symlink out of the root between the reader's
 /// realpath and its open: the open must refuse the symlink, not follow it out.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.blocking, .timeLimit(.minutes(2)))
 struct LocalFileReaderRaceTests {
     @Test func directorySwappedForASymlinkNeverLeadsOutOfTheRoot() throws {
         // Given root/photos/cat.jpg, and beside the root a secret at the same name under root2

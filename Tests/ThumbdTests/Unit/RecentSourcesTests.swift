@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ThumbJobs
 
@@ -24,9 +25,12 @@ struct RecentSourcesTests {
     }
 
     @Test func anExpiredOriginalIsMissedAndItsFreshFetchIsKept() async throws {
-        let recent = RecentSources(byteLimit: 1000, lifetime: .milliseconds(50))
+        let clock = ManualClock()
+        let recent = RecentSources(byteLimit: 1000, lifetime: .seconds(10), now: clock.now)
         await recent.keep(Self.source(100, 1), for: "a")
-        try await Task.sleep(for: .milliseconds(80))
+        clock.advance(by: .seconds(9))
+        #expect(await recent.source(for: "a")?.bytes.first == 1)
+        clock.advance(by: .seconds(1))
 
         // No sweep has run: the expired original is missed all the same
         #expect(await recent.source(for: "a") == nil)
@@ -37,13 +41,30 @@ struct RecentSourcesTests {
     }
 
     @Test func theSweepLetsGoOfEveryExpiredOriginal() async throws {
-        let recent = RecentSources(byteLimit: 1000, lifetime: .milliseconds(50))
+        let clock = ManualClock()
+        let recent = RecentSources(byteLimit: 1000, lifetime: .seconds(10), now: clock.now)
         await recent.keep(Self.source(100), for: "a")
+        clock.advance(by: .seconds(5))
         await recent.keep(Self.source(200), for: "b")
-        try await Task.sleep(for: .milliseconds(80))
+        clock.advance(by: .seconds(5))
 
+        // When the sweep runs as the first reaches its lifetime, then as the second does
+        await recent.dropExpired()
+        #expect(await recent.heldBytes == 200)
+        clock.advance(by: .seconds(5))
         await recent.dropExpired()
 
         #expect(await recent.heldBytes == 0)
+    }
+}
+
+/// A clock that stands still until a test moves it on.
+final class ManualClock: Sendable {
+    private let instant = Mutex(ContinuousClock.now)
+
+    var now: @Sendable () -> ContinuousClock.Instant { { [self] in instant.withLock { $0 } } }
+
+    func advance(by duration: Duration) {
+        instant.withLock { $0 += duration }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import ThumbFetch
+@testable import ThumbFetch
 @testable import thumbd
 
 /// Every setting is declared once; its names, the reading of every source, and the docs follow.
