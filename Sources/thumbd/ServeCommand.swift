@@ -8,6 +8,7 @@ struct ServeCommand: ParsableCommand {
     )
 
     func run() throws {
+        Signals.startWithDefaults(taking: Service.stopSignals + Service.ignoredSignals)
         try Service(configuration: Settings.commandLine(signingURLs: true)).run()
     }
 }

@@ -17,8 +17,12 @@ import ThumbServer
 struct Service {
     let configuration: Settings
 
+    static let stopSignals = [SIGTERM, SIGINT]
+    /// Not ways to stop thumbd (TERM is): each is noted and ignored.
+    static let ignoredSignals = [SIGHUP, SIGUSR1, SIGUSR2]
+
+    /// After `Signals.startWithDefaults`, before any thread starts.
     func run() throws {
-        Signals.startWithDefaults()
         Self.returnLargeBuffersToTheSystem()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
@@ -90,23 +94,24 @@ struct Service {
                                    socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout),
             handler: handler, logger: logger
         )
-        // After FCGX_Init, which installs its own SIGTERM handler that does not stop the process.
-        let stopSignals = [SIGTERM, SIGINT].map { number in
-            Signals.handle(number) {
+        // libfcgi's own handlers (FCGX_Init's SIGTERM, which does not stop the process; its SIGUSR1,
+        // which retires the workers one by one) never run: the signals stay blocked for sigwait.
+        var handlers: [Int32: @Sendable () -> Void] = [:]
+        for number in Self.stopSignals {
+            handlers[number] = {
                 logger.info("stopping", metadata: ["signal": "\(number)"])
                 server.stop()
             }
         }
-        // libfcgi's SIGUSR1 handler retires the workers one by one; HUP and USR2 would end the
-        // process. None is a way to stop thumbd (TERM is): each is noted and otherwise ignored.
-        let ignoredSignals = [SIGHUP, SIGUSR1, SIGUSR2].map { number in
-            Signals.handle(number) {
+        for number in Self.ignoredSignals {
+            handlers[number] = {
                 logger.notice("signal ignored: thumbd logs to standard error and has nothing to reopen; TERM stops it",
                               metadata: ["signal": "\(number)"])
             }
         }
+        Signals.take(handlers)
         do throws(ThumbError) {
-            try withExtendedLifetime((stopSignals, ignoredSignals)) { () throws(ThumbError) in try server.run() }
+            try server.run()
         } catch {
             // Not serving is a failure: exit non-zero so that systemd restarts thumbd.
             logger.critical("cannot serve", metadata: ["error": "\(error)"])

@@ -1,28 +1,46 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbRuntime
 
-/// How thumbd's long-running commands take signals: from the defaults, whatever their parent
-/// left, and each one they handle on a dispatch queue, not in a signal handler.
+/// How thumbd's long-running commands take signals: blocked in every thread from the start, and
+/// taken one by one by a thread of their own with sigwait. A signal sent at any moment after the
+/// start waits until it is taken. The dispatch sources used before were armed some time after
+/// they were asked for, and a signal sent in between (a test's, an operator's right after start)
+/// went by unseen.
 enum Signals {
-    /// Whoever started thumbd may have left signals blocked or ignored (a test runner, some
-    /// supervisors); thumbd starts from the defaults, as under systemd, and then says itself
-    /// what each signal does.
-    static func startWithDefaults() {
-        var none = sigset_t()
-        sigemptyset(&none)
-        pthread_sigmask(SIG_SETMASK, &none, nil)
-        for number in [SIGHUP, SIGUSR1, SIGUSR2] { signal(number, SIG_DFL) }
+    /// Call first, before the command starts any thread: threads inherit the mask. Whatever was
+    /// blocked or ignored by whoever started thumbd (a test runner, some supervisors) is back to
+    /// the default; `taking` are blocked, for `take`. Their action becomes a handler that does
+    /// nothing, for a thread started before this call: ignored instead, they would be dropped even
+    /// while blocked.
+    static func startWithDefaults(taking numbers: [Int32]) {
+        var blocked = set(of: numbers)
+        pthread_sigmask(SIG_SETMASK, &blocked, nil)
+        for number in [SIGHUP, SIGUSR1, SIGUSR2] where !numbers.contains(number) { signal(number, SIG_DFL) }
+        var action = sigaction()
+        action.__sigaction_handler.sa_handler = { _ in }
+        sigemptyset(&action.sa_mask)
+        for number in numbers { sigaction(number, &action, nil) }
     }
 
-    /// Calls `handler` each time `number` arrives, instead of its default action, for as long as
-    /// the returned source is kept.
-    static func handle(_ number: Int32, _ handler: @escaping @Sendable () -> Void) -> DispatchSourceSignal {
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
+    /// Calls each signal's handler when it arrives, on the signals' thread, for the rest of the
+    /// process. The signals must be among those `startWithDefaults` blocked.
+    static func take(_ handlers: [Int32: @Sendable () -> Void]) {
+        NamedThread.start("thumbd-signals") {
+            var waited = set(of: Array(handlers.keys))
+            while true {
+                var number: Int32 = 0
+                guard sigwait(&waited, &number) == 0 else { continue }
+                handlers[number]?()
+            }
+        }
+    }
+
+    private static func set(of numbers: [Int32]) -> sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for number in numbers { sigaddset(&set, number) }
+        return set
     }
 }

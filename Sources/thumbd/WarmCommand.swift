@@ -82,6 +82,7 @@ struct WarmCommand: ParsableCommand {
     }
 
     func run() throws {
+        Signals.startWithDefaults(taking: [SIGINT, SIGTERM])
         let configuration = try settings()
         let targets: WarmTargets
         do {
@@ -92,7 +93,6 @@ struct WarmCommand: ParsableCommand {
             throw ExitCode(2)
         }
 
-        Signals.startWithDefaults()
         OriginFetcher.initializeGlobally()
         var options = WarmRun.Configuration(server: server)
         options.concurrency = concurrency
@@ -102,8 +102,9 @@ struct WarmCommand: ParsableCommand {
         let progress = WarmProgress(style: WarmProgress.standardErrorStyle, total: targets.paths.count)
         progress.start()
         let firstSignal = FirstSignal()
-        let handlers = [SIGINT, SIGTERM].map { number in
-            Signals.handle(number) {
+        var handlers: [Int32: @Sendable () -> Void] = [:]
+        for number in [SIGINT, SIGTERM] {
+            handlers[number] = {
                 // Noted first: once stopped, the run may end and the process exit at any moment.
                 if firstSignal.record(number) {
                     progress.note("stopping: no new requests; \(run.inFlight) in flight finish (interrupt again to abandon them)")
@@ -114,10 +115,9 @@ struct WarmCommand: ParsableCommand {
                 }
             }
         }
+        Signals.take(handlers)
         let started = Date()
-        let tally = try withExtendedLifetime(handlers) {
-            try run.run { path, result, tally in progress.record(path, result, tally) }
-        }
+        let tally = try run.run { path, result, tally in progress.record(path, result, tally) }
         progress.finish()
         print(tally.summary(duplicates: targets.duplicates, seconds: Date().timeIntervalSince(started),
                             interrupted: firstSignal.number != nil))
