@@ -1,23 +1,35 @@
 import Foundation
+import Synchronization
 import ThumbImaging
 
 /// Originals fetched a moment ago, kept in memory up to a byte budget (least recently used out
 /// first) and for a few seconds, so a page asking for several sizes of one photo fetches it
 /// once, and an idle thumbd holds no originals. A purge of the cache (`thumbd cache purge`,
 /// another process) empties it, so a purged source is fetched again.
-public actor RecentSources {
+public final class RecentSources: Sendable {
     private struct Kept {
         let source: FetchedSource
         let at: ContinuousClock.Instant
     }
 
-    private var entries: [String: Kept] = [:]
-    private var order: [String] = []
-    private var bytes = 0
+    /// Kept under a lock held for a dictionary lookup, not in an actor: a job asks without
+    /// hopping, and a scrape reads `heldBytes` from its own thread.
+    private struct Memory {
+        var entries: [String: Kept] = [:]
+        var order: [String] = []
+        var bytes = 0
+        var purgesSeen: UInt64 = 0
+
+        mutating func remove(_ url: String) {
+            order.removeAll { $0 == url }
+            bytes -= entries.removeValue(forKey: url)?.source.bytes.count ?? 0
+        }
+    }
+
+    private let memory = Mutex(Memory())
     private let byteLimit: Int
     private let lifetime: Duration
     private let purges: @Sendable () -> UInt64
-    private var purgesSeen: UInt64 = 0
     private let now: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameter lifetime: how long an original is kept after its fetch.
@@ -32,38 +44,43 @@ public actor RecentSources {
     }
 
     public func source(for url: String) -> FetchedSource? {
-        let purged = purges()
-        if purged != purgesSeen {
-            purgesSeen = purged
-            entries = [:]
-            order = []
-            bytes = 0
+        let (purged, time) = (purges(), now())
+        return memory.withLock { memory in
+            if purged != memory.purgesSeen {
+                memory = Memory(purgesSeen: purged)
+            }
+            guard let kept = memory.entries[url] else { return nil }
+            guard time - kept.at < lifetime else {
+                memory.remove(url)  // so that the fetch this miss starts can keep its source
+                return nil
+            }
+            memory.order.removeAll { $0 == url }
+            memory.order.append(url)
+            return kept.source
         }
-        guard let kept = entries[url] else { return nil }
-        guard now() - kept.at < lifetime else {
-            remove(url)  // so that the fetch this miss starts can keep its source
-            return nil
-        }
-        order.removeAll { $0 == url }
-        order.append(url)
-        return kept.source
     }
 
     public func keep(_ source: FetchedSource, for url: String) {
-        guard source.bytes.count <= byteLimit / 4, entries[url] == nil else { return }
-        entries[url] = Kept(source: source, at: now())
-        order.append(url)
-        bytes += source.bytes.count
-        while bytes > byteLimit, let oldest = order.first {
-            remove(oldest)
+        guard source.bytes.count <= byteLimit / 4 else { return }
+        let time = now()
+        memory.withLock { memory in
+            guard memory.entries[url] == nil else { return }
+            memory.entries[url] = Kept(source: source, at: time)
+            memory.order.append(url)
+            memory.bytes += source.bytes.count
+            while memory.bytes > byteLimit, let oldest = memory.order.first {
+                memory.remove(oldest)
+            }
         }
     }
 
     /// Lets go of every original kept longer than the lifetime; what thumbd holds when idle.
     public func dropExpired() {
         let time = now()
-        for (url, kept) in entries where time - kept.at >= lifetime {
-            remove(url)
+        memory.withLock { memory in
+            for (url, kept) in memory.entries where time - kept.at >= lifetime {
+                memory.remove(url)
+            }
         }
     }
 
@@ -75,12 +92,7 @@ public actor RecentSources {
     }
 
     /// Originals held now, in bytes.
-    public var heldBytes: Int { bytes }
-
-    private func remove(_ url: String) {
-        order.removeAll { $0 == url }
-        bytes -= entries.removeValue(forKey: url)?.source.bytes.count ?? 0
-    }
+    public var heldBytes: Int { memory.withLock { $0.bytes } }
 }
 
 /// A source's bytes and the format its first bytes show.

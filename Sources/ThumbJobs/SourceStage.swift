@@ -43,13 +43,13 @@ public struct SourceStage: Sendable {
             metrics.increment(.failureMemoryHits)
             return .failure(failure)
         }
-        if let source = await recent.source(for: url) {
+        if let source = recent.source(for: url) {
             metrics.increment(.sourceMemoryHits)
             return .success(source)
         }
         let outcome = await fetch(url)
         switch outcome {
-        case .success(let source): await recent.keep(source, for: url)
+        case .success(let source): recent.keep(source, for: url)
         case .failure(let error): failures.remember(error, for: url)
         }
         return outcome

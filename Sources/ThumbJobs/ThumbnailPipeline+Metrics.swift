@@ -5,20 +5,17 @@ import ThumbRuntime
 /// it need not know where each figure is kept.
 extension ThumbnailPipeline {
     public func scrapeMetrics() -> String {
-        let recent = sources.recent
-        let heldSourceBytes = BlockingBridge.wait(timeout: 5) { await recent.heldBytes }
         let cache = store.index.usage
         let mirrored: [Metrics.Mirrored: Int] = [
             .cacheHitsReported: Int(clamping: cache.hitsReported), .cacheKeysEvicted: Int(clamping: cache.keysEvicted),
             .thumbnailJobs: coalescer.jobsStarted, .thumbnailRequestsJoined: coalescer.requestsJoined,
             .sourceJobs: sources.coalescer.jobsStarted, .sourceRequestsJoined: sources.coalescer.requestsJoined,
         ]
-        var levels: [Metrics.Level: Int] = [
+        let levels: [Metrics.Level: Int] = [
             .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
             .fetchQueueLength: sources.pool.queued, .renderQueueLength: renderPool.queued,
-            .fetchesWaitingForHost: sources.hosts.waitingCount,
+            .fetchesWaitingForHost: sources.hosts.waitingCount, .sourceMemoryBytes: sources.recent.heldBytes,
         ]
-        if let heldSourceBytes { levels[.sourceMemoryBytes] = heldSourceBytes }
         return metrics.scrape(mirrored: mirrored, levels: levels)
     }
 }

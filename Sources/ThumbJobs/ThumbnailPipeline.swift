@@ -44,8 +44,9 @@ public struct ThumbnailPipeline: Sendable {
     /// - a FastCGI worker thread parses, verifies, answers what needs no job, and joins here under
     ///   a lock (never an await: a worker must not wait on Swift's pool), then takes the next one;
     /// - the job is a task of its own on Swift's cooperative pool, which only keeps books: it
-    ///   awaits the source stage (a coalesced task per source URL, and the actors that remember
-    ///   failures, recent sources and per-host slots) and the pools;
+    ///   awaits the source stage (a coalesced task per source URL, and a free slot of its host)
+    ///   and the pools; the memories of failures, recent sources and where keys are stored are
+    ///   locks held for a lookup, asked without a hop (there is no actor);
     /// - the fetch and render pools, threads thumbd owns, run everything that blocks: curl,
     ///   ImageMagick, the disk;
     /// - the job's outcome reaches its waiters in one work item on libdispatch's threads, which

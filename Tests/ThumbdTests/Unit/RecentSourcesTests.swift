@@ -12,49 +12,49 @@ struct RecentSourcesTests {
 
     @Test func theLeastRecentlyUsedLeavesFirstPastTheBudget() async {
         let recent = RecentSources(byteLimit: 400)
-        await recent.keep(Self.source(100), for: "a")
-        await recent.keep(Self.source(100), for: "b")
-        _ = await recent.source(for: "a")
-        await recent.keep(Self.source(100), for: "c")
-        await recent.keep(Self.source(100), for: "d")
-        await recent.keep(Self.source(100), for: "e")
+        recent.keep(Self.source(100), for: "a")
+        recent.keep(Self.source(100), for: "b")
+        _ = recent.source(for: "a")
+        recent.keep(Self.source(100), for: "c")
+        recent.keep(Self.source(100), for: "d")
+        recent.keep(Self.source(100), for: "e")
 
-        #expect(await recent.source(for: "b") == nil)
-        #expect(await recent.source(for: "a") != nil)
-        #expect(await recent.heldBytes == 400)
+        #expect(recent.source(for: "b") == nil)
+        #expect(recent.source(for: "a") != nil)
+        #expect(recent.heldBytes == 400)
     }
 
     @Test func anExpiredOriginalIsMissedAndItsFreshFetchIsKept() async throws {
         let clock = ManualClock()
         let recent = RecentSources(byteLimit: 1000, lifetime: .seconds(10), now: clock.now)
-        await recent.keep(Self.source(100, 1), for: "a")
+        recent.keep(Self.source(100, 1), for: "a")
         clock.advance(by: .seconds(9))
-        #expect(await recent.source(for: "a")?.bytes.first == 1)
+        #expect(recent.source(for: "a")?.bytes.first == 1)
         clock.advance(by: .seconds(1))
 
         // No sweep has run: the expired original is missed all the same
-        #expect(await recent.source(for: "a") == nil)
+        #expect(recent.source(for: "a") == nil)
         // and the source fetched anew takes its place
-        await recent.keep(Self.source(100, 2), for: "a")
-        #expect(await recent.source(for: "a")?.bytes.first == 2)
-        #expect(await recent.heldBytes == 100)
+        recent.keep(Self.source(100, 2), for: "a")
+        #expect(recent.source(for: "a")?.bytes.first == 2)
+        #expect(recent.heldBytes == 100)
     }
 
     @Test func theSweepLetsGoOfEveryExpiredOriginal() async throws {
         let clock = ManualClock()
         let recent = RecentSources(byteLimit: 1000, lifetime: .seconds(10), now: clock.now)
-        await recent.keep(Self.source(100), for: "a")
+        recent.keep(Self.source(100), for: "a")
         clock.advance(by: .seconds(5))
-        await recent.keep(Self.source(200), for: "b")
+        recent.keep(Self.source(200), for: "b")
         clock.advance(by: .seconds(5))
 
         // When the sweep runs as the first reaches its lifetime, then as the second does
-        await recent.dropExpired()
-        #expect(await recent.heldBytes == 200)
+        recent.dropExpired()
+        #expect(recent.heldBytes == 200)
         clock.advance(by: .seconds(5))
-        await recent.dropExpired()
+        recent.dropExpired()
 
-        #expect(await recent.heldBytes == 0)
+        #expect(recent.heldBytes == 0)
     }
 }
 
