@@ -58,11 +58,12 @@ struct ProcessRobustnessTests {
         // each, while other suites' stacks share the two cores: given 30 s)
         #expect(eventually(timeout: 30) { descriptors() <= one - 1 }, "\(one) descriptors with one client, \(descriptors()) now")
 
-        // and the job goes on: once the origin answers, the thumbnail is stored and nginx serves it
+        // and the job goes on: once the origin answers, the thumbnail is stored and served from its
+        // file, by nginx, or by thumbd while nginx's open_file_cache still remembers it missing
         origin.release("/slow.jpg")
         #expect(eventually { stack.cacheFiles().count == 1 })
         let later = try stack.get(path)
-        #expect(later.status == 200 && later.headers["server-timing"] == nil)
+        #expect(later.status == 200 && later.headers["server-timing"].map { $0.contains("desc=hit") } ?? true)
         #expect(origin.requestCount("/slow.jpg") == 1)
         #expect(stack.thumbdIsRunning)
     }
