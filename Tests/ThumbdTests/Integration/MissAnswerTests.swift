@@ -103,7 +103,7 @@ struct MissAnswerTests {
         #expect(stack.cacheFiles() == [stack.servedFile(path, format: "png")])
     }
 
-    @Test func aDownloadKeepsItsFileNameWhenNginxServesIt() throws {
+    @Test func aDownloadKeepsItsFileNameOnEveryAnswerSoNginxNeverServesItBare() throws {
         let path = "/insecure/w:50/fn:holiday/att:1/plain/\(origin.url("/photo.jpg"))@webp"
 
         let first = try stack.get(path)
@@ -116,6 +116,11 @@ struct MissAnswerTests {
         #expect(second.headers["server-timing"] == "thumbd;desc=hit")
         #expect(try ImageProbe(first.body).width == 50)
         #expect(stack.jobLogLines.count == 1)
+        #expect(origin.requestCount("/photo.jpg") == 1)
+        #expect(stack.cacheFiles().allSatisfy { $0.hasPrefix("private/") })
+        // without thumbd, nginx has no file of that name to serve without the header
+        stack.stopThumbd()
+        #expect(try stack.get(path).status == 502)
     }
 
     @Test func clientsCannotAskForTheStoredFilesLocation() throws {

@@ -47,19 +47,6 @@ struct ResponseOptionTests {
         #expect(try stack.get(path).status == 404)
     }
 
-    @Test func downloadNamesAreOnEveryAnswerSoNginxNeverServesThoseBare() throws {
-        let path = "/insecure/w:50/fn:holiday/att:1/plain/\(origin.url("/cat.jpg"))@webp"
-        let first = try stack.get(path)
-        let second = try stack.get(path)
-        #expect(first.headers["content-disposition"] == "attachment; filename=\"holiday.webp\"")
-        #expect(second.headers["content-disposition"] == "attachment; filename=\"holiday.webp\"")
-        #expect(origin.requestCount("/cat.jpg") == 1)
-        #expect(stack.cacheFiles().allSatisfy { $0.hasPrefix("private/") })
-        // without thumbd, nginx has no file of that name to serve without the header
-        stack.stopThumbd()
-        #expect(try stack.get(path).status == 502)
-    }
-
     @Test func filesOnlyThumbdAnswersForAreNotServedByTheirHashedNames() throws {
         // Given thumbnails stored where only thumbd answers: one with an expiry (which thumbd
         // checks on every request) and one with a download name (a header only thumbd sends)
