@@ -35,6 +35,9 @@ public struct OriginFetcher: Sendable {
     }
 
     public let configuration: Configuration
+    /// The allowed sources and extra headers, as the last reload left them; the configuration's
+    /// are where they started.
+    package let sourceRules: Reloadable<SourceRules>
     private let handles = CurlHandles()
 
     /// Call once, before any thread fetches: curl_global_init is not thread-safe.
@@ -44,6 +47,8 @@ public struct OriginFetcher: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        sourceRules = Reloadable(SourceRules(allowedSources: configuration.allowedSources,
+                                             headers: configuration.extraHeaders))
     }
 
     /// The authority of an http(s) URL, lowercased, for per-host limits.
@@ -64,14 +69,15 @@ public struct OriginFetcher: Sendable {
         let easy = try handles.take()
         defer { handles.give(easy) }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.totalTimeoutMilliseconds) * 1_000_000
+        let rules = sourceRules.current
         var url = url
         for _ in 0...configuration.maxRedirects {
             let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
             guard remaining > 0 else { throw .originTimeout }
-            let transfer = try perform(url, on: easy, timeoutMilliseconds: remaining)
+            let transfer = try perform(url, headers: rules.headers, on: easy, timeoutMilliseconds: remaining)
             let status = easy.responseCode
             if Self.redirectStatuses.contains(status), let next = easy.redirectURL {
-                guard configuration.allowedSources.allows(next) else {
+                guard rules.allowedSources.allows(next) else {
                     throw .sourceNotAllowed("\(url) redirects to \(next), which is not in the allowed sources")
                 }
                 url = next
@@ -89,7 +95,8 @@ public struct OriginFetcher: Sendable {
     /// The answers libcurl itself would follow.
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    private func perform(_ url: String, on easy: CurlEasy, timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
+    private func perform(_ url: String, headers: SourceHeaders, on easy: CurlEasy,
+                         timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
         // Through a proxy every socket goes to the proxy: the origin's address is checked here instead.
         let origin = try configuration.proxy.map { _ throws(ThumbError) in
             try OriginAddress(of: url, policy: configuration.addressPolicy)
@@ -115,7 +122,7 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             try easy.set(CURLOPT_MAXFILESIZE, configuration.maxBytes)
             try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
-            try easy.set(headers: configuration.extraHeaders.headers(for: url))
+            try easy.set(headers: headers.headers(for: url))
             try easy.set(writeFunction: transferWriteCallback)
             try easy.set(CURLOPT_WRITEDATA, context)
             try easy.set(openSocketFunction: transferOpenSocketCallback)

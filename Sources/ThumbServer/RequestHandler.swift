@@ -10,23 +10,25 @@ import ThumbRuntime
 /// that accepted it; then, for a miss, the job for the thumbnail's key, which runs on thumbd's
 /// pools, answers it when it ends (or the deadline does).
 public struct RequestHandler: Sendable {
-    public let parser: RequestPathParser
-    public let allowedSources: SourceAllowList
+    /// Replaced whole by a reload, as are the source rules (shared with the fetcher).
+    package let rules: Reloadable<RequestRules>
+    private let sourceRules: Reloadable<SourceRules>
     public let negotiation: FormatNegotiation
     public let pipeline: ThumbnailPipeline
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
-    private let recentParses = RecentParses()
     public let logger: Logger
 
     /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
     public static let metricsPath = "/_thumbd/metrics"
 
-    public init(parser: RequestPathParser, allowedSources: SourceAllowList, negotiation: FormatNegotiation = FormatNegotiation(),
+    /// The allowed sources are the fetcher's (`pipeline.sources.fetcher.sourceRules`), so that a
+    /// reload changes them for the first URL and for every redirect at once.
+    public init(parser: RequestPathParser, negotiation: FormatNegotiation = FormatNegotiation(),
                 pipeline: ThumbnailPipeline, deadline: Double, logger: Logger) {
-        self.parser = parser
-        self.allowedSources = allowedSources
+        rules = Reloadable(RequestRules(parser: parser))
+        sourceRules = pipeline.sources.fetcher.sourceRules
         self.negotiation = negotiation
         self.pipeline = pipeline
         self.deadline = deadline
@@ -86,10 +88,11 @@ public struct RequestHandler: Sendable {
         }
         metrics.increment(.requests)
         do throws(ThumbError) {
-            let parsed = try recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
-                try parser.parse(requestURI: uri)
+            let rules = self.rules.current
+            let parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
+                try rules.parser.parse(requestURI: uri)
             }
-            try allowedSources.check(parsed.sourceURL)
+            try sourceRules.current.allowedSources.check(parsed.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }

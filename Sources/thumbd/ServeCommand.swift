@@ -8,7 +8,7 @@ struct ServeCommand: ParsableCommand {
     )
 
     func run() throws {
-        Signals.startWithDefaults(taking: Service.stopSignals + Service.ignoredSignals)
+        Signals.startWithDefaults(taking: Service.stopSignals + [Service.reloadSignal] + Service.ignoredSignals)
         try Service(configuration: Settings.commandLine(signingURLs: true)).run()
     }
 }

@@ -18,8 +18,10 @@ struct Service {
     let configuration: Settings
 
     static let stopSignals = [SIGTERM, SIGINT]
+    /// HUP reloads what may change while thumbd runs (`reload`).
+    static let reloadSignal = SIGHUP
     /// Not ways to stop thumbd (TERM is): each is noted and ignored.
-    static let ignoredSignals = [SIGHUP, SIGUSR1, SIGUSR2]
+    static let ignoredSignals = [SIGUSR1, SIGUSR2]
 
     /// After `Signals.startWithDefaults`, before any thread starts.
     func run() throws {
@@ -83,7 +85,6 @@ struct Service {
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let handler = RequestHandler(
             parser: configuration.requestPathParser,
-            allowedSources: configuration.allowedSources,
             negotiation: configuration.negotiation,
             pipeline: pipeline,
             deadline: limits.requestTimeout,
@@ -109,6 +110,9 @@ struct Service {
                               metadata: ["signal": "\(number)"])
             }
         }
+        handlers[Self.reloadSignal] = { [configuration] in
+            Self.reload(from: configuration, into: handler, fetcher: fetcher, logger: logger)
+        }
         Signals.take(handlers)
         do throws(ThumbError) {
             try server.run()
@@ -118,6 +122,34 @@ struct Service {
             throw ExitCode(1)
         }
     }
+    /// Reads the settings again (flags, environment and the settings file, which is what can
+    /// have changed) and puts the new signing keys, presets, option rules, allowed sources and
+    /// source headers in place. Settings with a problem, or that would switch insecure mode,
+    /// change nothing: the ones in use stay, and the log says why. Other settings take effect at
+    /// the next start.
+    private static func reload(from running: Settings, into handler: RequestHandler, fetcher: OriginFetcher,
+                               logger: Logger) {
+        let new: Settings
+        switch SettingSources(flags: SettingFlags.given).load() {
+        case .success(let loaded): new = loaded
+        case .failure(let problems):
+            logger.error("reload refused; the settings in use stay", metadata: ["problems": "\(problems)"])
+            return
+        }
+        if let problem = new.signingProblem {
+            logger.error("reload refused; the settings in use stay", metadata: ["problems": "\(problem)"])
+            return
+        }
+        guard new.signing.acceptsAnySignature == running.signing.acceptsAnySignature else {
+            logger.error("reload refused; the settings in use stay",
+                         metadata: ["problems": "INSECURE changes how thumbnails are named: restart thumbd to switch it"])
+            return
+        }
+        handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
+        fetcher.sourceRules.replace(with: SourceRules(allowedSources: new.allowedSources, headers: new.fetch.extraHeaders))
+        logger.notice("settings reloaded: keys, presets, option rules, allowed sources and source headers")
+    }
+
 
     /// Buffers of a megabyte or more (originals, pixel rows, encoded thumbnails) get their own
     /// mapping, unmapped when freed, and threads share one arena per core. glibc's default

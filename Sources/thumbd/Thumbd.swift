@@ -7,7 +7,7 @@ struct Thumbd: ParsableCommand {
         abstract: "Makes thumbnails for nginx over FastCGI, with imgproxy-compatible URLs.",
         discussion: """
         Every setting can also be set in the environment as THUMBD_<NAME> (e.g. THUMBD_KEY), where \
-        imgproxy has the same setting as IMGPROXY_<NAME>, and in a JSON settings file (--config). A \
+        imgproxy has the same setting as IMGPROXY_<NAME>, and in a settings file (--config). A \
         flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the file. `thumbd serve \
         --help` lists them all; docs/configuration.md too.
         """,

@@ -24,8 +24,9 @@ public enum Setting: CaseIterable, Sendable {
         switch self {
         case .config:
             .init("CONFIG", .text, .none,
-                  "A JSON file of settings, keyed by their lowercase names (e.g. {\"max_src_file_size\": 10485760}); "
-                  + "flags and the environment win over it.")
+                  "A settings file: THUMBD_NAME=value lines, or a .json file keyed by the names in lowercase "
+                  + "(e.g. {\"max_src_file_size\": 10485760}); flags and the environment win over it. SIGHUP reads it "
+                  + "again for the keys, presets, option rules, allowed sources and source headers.")
         case .listen:
             .init("LISTEN", .text, .field { "\($0.listen)" },
                   "unix:/path/to/socket or host:port to take FastCGI connections on.")

@@ -42,10 +42,10 @@ struct SettingSources: Sendable {
     /// A setting's value from the first source that has it, and where it came from; a settings
     /// file that cannot be read is told to `fileProblem` and left out.
     func lookup(fileProblem: (String, any Error) -> Void = { _, _ in }) -> Settings.Lookup {
-        var layers = [flagLayer, thumbdLayer, imgproxyLayer]
+        var layers = [flagLayer] + Self.environmentLayers(environment)
         if let path = filePath, !path.isEmpty {
             do {
-                layers.append(try Self.fileLayer(path))
+                layers += try Self.fileLayers(path)
             } catch {
                 fileProblem(path, error)
             }
@@ -92,27 +92,36 @@ struct SettingSources: Sendable {
                      key: { AbsoluteConfigKey([$0.flag]) }, origin: { declaration, _ in "--\(declaration.flag)" })
     }
 
-    /// THUMBD_MAX_SRC_FILE_SIZE is the key `thumbd.max_src_file_size` as the provider spells it.
-    private var thumbdLayer: Layer {
-        Layer(snapshot: environmentProvider.snapshot(), key: { AbsoluteConfigKey(["thumbd", $0.fileKey]) },
-              origin: { _, result in result.encodedKey })
+    /// THUMBD_ names, then IMGPROXY_ ones. THUMBD_MAX_SRC_FILE_SIZE is the key
+    /// `thumbd.max_src_file_size` as the provider spells it. `file` names an environment file the
+    /// variables came from.
+    private static func environmentLayers(_ variables: [String: String], file: String? = nil) -> [Layer] {
+        let snapshot = EnvironmentVariablesProvider(environmentVariables: variables).snapshot()
+        let origin = { (_: SettingDeclaration, result: LookupResult) in
+            file.map { "\(result.encodedKey) in \($0)" } ?? result.encodedKey
+        }
+        return [
+            Layer(snapshot: snapshot, key: { AbsoluteConfigKey(["thumbd", $0.fileKey]) }, origin: origin),
+            Layer(snapshot: snapshot, key: { $0.imgproxy ? AbsoluteConfigKey(["imgproxy", $0.fileKey]) : nil }, origin: origin),
+        ]
     }
 
-    private var imgproxyLayer: Layer {
-        Layer(snapshot: environmentProvider.snapshot(),
-              key: { $0.imgproxy ? AbsoluteConfigKey(["imgproxy", $0.fileKey]) : nil },
-              origin: { _, result in result.encodedKey })
-    }
-
-    private var environmentProvider: EnvironmentVariablesProvider {
-        EnvironmentVariablesProvider(environmentVariables: environment)
-    }
-
-    /// The file is read here, synchronously, and parsed by the provider's JSON snapshot: the
-    /// FileProvider that would read it is async, and thumbd's commands are not.
-    private static func fileLayer(_ path: String) throws -> Layer {
+    /// A `.json` file of lowercase keys, or else an environment file (`THUMBD_KEY=...` lines, as
+    /// systemd's EnvironmentFile reads them), which thumbd reads itself so that SIGHUP can read
+    /// it again. Read here, synchronously: the FileProvider that would read it is async, and
+    /// thumbd's commands are not. A name that is no setting is a problem, not a silent default.
+    private static func fileLayers(_ path: String) throws -> [Layer] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw FileError(description: "cannot read the settings file")
+        }
+        guard path.hasSuffix(".json") else {
+            let variables = try EnvironmentFile.variables(String(decoding: data, as: UTF8.self))
+            let known = Set(Setting.allCases.flatMap(\.declaration.environmentNames))
+            let unknown = variables.keys.filter { !known.contains($0) }.sorted()
+            guard unknown.isEmpty else {
+                throw FileError(description: "no such setting: \(unknown.joined(separator: ", "))")
+            }
+            return environmentLayers(variables, file: path)
         }
         let bytes = [UInt8](data)
         let snapshot = try JSONSnapshot(data: bytes.span.bytes, providerName: path, parsingOptions: .default)
@@ -123,8 +132,8 @@ struct SettingSources: Sendable {
         guard unknown.isEmpty else {
             throw FileError(description: "no such setting: \(unknown.joined(separator: ", "))")
         }
-        return Layer(snapshot: snapshot, key: { AbsoluteConfigKey([$0.fileKey]) },
-                     origin: { declaration, _ in "\(declaration.fileKey) in \(path)" })
+        return [Layer(snapshot: snapshot, key: { AbsoluteConfigKey([$0.fileKey]) },
+                      origin: { declaration, _ in "\(declaration.fileKey) in \(path)" })]
     }
 
     private struct FileError: Error, CustomStringConvertible {

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 
-/// Signals an operator might send (logrotate's HUP, a habit's USR1 or USR2) neither stop thumbd
-/// nor quietly retire its workers.
+/// Signals an operator might send out of habit (USR1, USR2) neither stop thumbd nor quietly retire
+/// its workers. (HUP reloads the settings: ReloadTests.)
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct SignalTests {
-    @Test(arguments: [SIGHUP, SIGUSR1, SIGUSR2])
+    @Test(arguments: [SIGUSR1, SIGUSR2])
     func aSignalLeavesEveryWorkerServing(signal: Int32) throws {
         // Given thumbd with 8 workers
         let origin = try TestOrigin()

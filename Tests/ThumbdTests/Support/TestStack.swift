@@ -93,7 +93,8 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
             "THUMBD_SOCKET_GROUP": "\(Self.nginxWorkerGroup)",
         ]
-        if environment["THUMBD_KEY"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
+        // Insecure unless the test gives a key, itself or in a settings file.
+        if environment["THUMBD_KEY"] == nil && environment["THUMBD_CONFIG"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
         thumbdEnvironment.merge(environment) { $1 }
         self.thumbdEnvironment = thumbdEnvironment
         nginx = Process()

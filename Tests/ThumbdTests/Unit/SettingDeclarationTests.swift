@@ -103,3 +103,43 @@ extension Result where Failure == Settings.Problems {
         return problems.messages.count
     }
 }
+
+/// The settings file in the environment file's format, which the package's /etc/thumbd/thumbd.env is.
+@Suite(.timeLimit(.minutes(2)))
+struct EnvironmentFileTests {
+    @Test func linesCommentsQuotesAndExportAreReadAsSystemdReadsThem() throws {
+        let text = """
+            # signing
+            THUMBD_KEY=6b6579
+            export THUMBD_SALT="73616c74"
+
+              THUMBD_PRESETS='small=w:30'
+            IMGPROXY_WORKERS=3\u{20}\u{20}
+            """
+        #expect(try EnvironmentFile.variables(text) == [
+            "THUMBD_KEY": "6b6579", "THUMBD_SALT": "73616c74", "THUMBD_PRESETS": "small=w:30", "IMGPROXY_WORKERS": "3",
+        ])
+        #expect(throws: EnvironmentFile.Malformed.self) { try EnvironmentFile.variables("THUMBD_KEY 6b6579") }
+        #expect(throws: EnvironmentFile.Malformed.self) { try EnvironmentFile.variables("=value") }
+    }
+
+    @Test func anEnvironmentFileSetsWhatTheEnvironmentLeavesAndNamesEveryProblem() throws {
+        let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).env"
+        try Data("THUMBD_WORKERS=3\nIMGPROXY_LOG_LEVEL=debug\nTHUMBD_KEY=6b6579\nTHUMBD_SALT=73616c74\n".utf8)
+            .write(to: URL(fileURLWithPath: file))
+        defer { unlink(file) }
+
+        let settings = try SettingSources(flags: [.config: file], environment: ["THUMBD_WORKERS": "5"]).load().get()
+
+        #expect(settings.workers == 5)
+        #expect(settings.logLevel == .debug)
+        #expect(settings.signing.isConfigured)
+
+        try Data("THUMBD_WORKERS=0\nTHUMBD_WORKRES=2\n".utf8).write(to: URL(fileURLWithPath: file))
+        guard case .failure(let problems) = SettingSources(flags: [.config: file], environment: [:]).load() else {
+            Issue.record("a misspelt name was accepted")
+            return
+        }
+        #expect(problems.messages == ["--config=\(file.debugDescription): no such setting: THUMBD_WORKRES"])
+    }
+}
