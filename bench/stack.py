@@ -1,5 +1,5 @@
-"""nginx from the repository's templates and a thumbd these scripts start, kill and restart,
-on 127.0.0.1 (bench/crash.py, bench/soak.py)."""
+"""nginx (nginx/nginx.conf and the site `thumbd nginx-config site` writes) and a thumbd these
+scripts start, kill and restart, on 127.0.0.1 (bench/crash.py, bench/soak.py)."""
 
 import argparse
 import grp
@@ -18,7 +18,7 @@ NGINX_WORKER_GROUP = grp.getgrgid(pwd.getpwnam("nobody").pw_gid).gr_name
 
 
 class Stack:
-    """The repository's nginx templates and a thumbd this script starts, kills and restarts."""
+    """nginx with thumbd's site and a thumbd this script starts, kills and restarts."""
 
     def __init__(self, work, binary, environment=None):
         self.dir, self.binary, self.port = f"{work}/stack", binary, free_port()
@@ -29,14 +29,12 @@ class Stack:
         for path in [self.dir, self.cache, f"{self.dir}/nginx-tmp", f"{self.dir}/site.d"]:
             os.makedirs(path, exist_ok=True)
             os.chmod(path, 0o755)
-        fill = {"@RUN_DIR@": self.dir, "@HTTP_LISTEN@": f"127.0.0.1:{self.port}", "@CACHE_ROOT@": self.cache,
-                "@HITS_LOG@": f"{self.cache}.hits.log", "@FASTCGI_PASS@": f"unix:{self.socket}",
-                "@SITE_EXTRAS@": f"{self.dir}/site.d/*.conf"}
-        for template, name in [("nginx/nginx.conf", "nginx.conf"), ("nginx/thumbd.conf", "thumbd-site.conf")]:
-            text = open(f"{ROOT}/{template}").read()
-            for key, value in fill.items():
-                text = text.replace(key, value)
-            open(f"{self.dir}/{name}", "w").write(text)
+        text = open(f"{ROOT}/nginx/nginx.conf").read().replace("@RUN_DIR@", self.dir)
+        open(f"{self.dir}/nginx.conf", "w").write(text)
+        subprocess.run([binary, "nginx-config", "site", "--listen", f"127.0.0.1:{self.port}", "--cache-root", self.cache,
+                        "--hits-log", f"{self.cache}.hits.log", "--socket", f"unix:{self.socket}",
+                        "--access-log", f"{self.dir}/nginx-access.log", "--extras", f"{self.dir}/site.d/*.conf",
+                        "--output", f"{self.dir}/thumbd-site.conf"], check=True)
         environment = environment or {}
         # Without a key the scripts ask for /insecure/ URLs, which thumbd serves only when told so.
         signing = {} if "THUMBD_KEY" in environment else {"THUMBD_INSECURE": "true"}

@@ -180,14 +180,12 @@ write_nginx_conf() {
     sed -e "s#@RUN_DIR@#$dir#g" nginx/nginx.conf > "$dir/nginx.conf"
 }
 
-# Writes DIR/nginx.conf and DIR/thumbd-site.conf from nginx/: an nginx of its own in DIR,
-# listening on LISTEN, serving CACHE_ROOT, logging hits to HITS_LOG (thumbd's CACHE_HITS_LOG),
-# sending misses to FASTCGI_PASS (thumbd's LISTEN as nginx spells it), with extra locations from
-# the glob EXTRAS.
+# Writes DIR/nginx.conf from nginx/nginx.conf and DIR/thumbd-site.conf with THUMBD (the binary)
+# `nginx-config site` and the rest of the arguments (--listen, --cache-root, --socket, ...): an
+# nginx of its own in DIR, whose access log is DIR/nginx-access.log unless they say otherwise.
 write_thumbd_nginx() {
-    local dir=$1 listen=$2 cache_root=$3 hits_log=$4 fastcgi_pass=$5 extras=$6
+    local dir=$1 thumbd=$2
+    shift 2
     write_nginx_conf "$dir"
-    sed -e "s#@HTTP_LISTEN@#$listen#" -e "s#@CACHE_ROOT@#$cache_root#" -e "s#@HITS_LOG@#$hits_log#" \
-        -e "s#@FASTCGI_PASS@#$fastcgi_pass#" -e "s#@SITE_EXTRAS@#$extras#" \
-        nginx/thumbd.conf > "$dir/thumbd-site.conf"
+    "$thumbd" nginx-config site --access-log "$dir/nginx-access.log" "$@" --output "$dir/thumbd-site.conf"
 }

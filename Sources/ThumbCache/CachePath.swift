@@ -10,7 +10,7 @@ import ThumbRequest
 ///
 /// A served file is named by its URL's signature: an HMAC of the rest of the path, so one name
 /// per URL, and the first segment of the request, which nginx's location regexes capture
-/// (nginx/thumbd.conf). The suffix says what nginx must pick by: `.{ext}` for everyone,
+/// (NginxSite). The suffix says what nginx must pick by: `.{ext}` for everyone,
 /// `.auto.{ext}` for clients whose Accept header picks that format, `.auto.none.{ext}` for clients
 /// that accept neither WebP nor AVIF. A thumbnail whose answer needs headers nginx would not send
 /// (an expiry thumbd checks on every request, a download name), or whose URL carries no verified
@@ -39,7 +39,7 @@ public struct CachePath: Sendable, Hashable {
     public let isServedByNginx: Bool
     public let format: ImageFormat
 
-    /// The order nginx's try_files probes the formats in (nginx/thumbd.conf must agree).
+    /// The order nginx's try_files probes the formats in (NginxSite must agree).
     public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
 
     /// - Parameter signature: the URL's verified signature, nil when none was verified.
@@ -92,7 +92,7 @@ public struct CachePath: Sendable, Hashable {
         }
     }
 
-    /// The characters nginx/thumbd.conf's regexes capture a signature with (base64url), and as many
+    /// The characters NginxSite's regexes capture a signature with (base64url), and as many
     /// as a signature has (1 to 32 bytes): the served name is the signature itself.
     static func isServable(_ signature: String) -> Bool {
         let bytes = signature.utf8

@@ -1,5 +1,5 @@
 /// imgproxy's AUTO_WEBP and AUTO_AVIF: for URLs that name no format, the best format the
-/// client's Accept header allows, AVIF before WebP. nginx/thumbd.conf's `$thumbd_negotiated`
+/// client's Accept header allows, AVIF before WebP. NginxSite's `$thumbd_negotiated`
 /// map makes the same choice for hits.
 public struct FormatNegotiation: Sendable, Hashable {
     public var webp = false

@@ -9,7 +9,7 @@ enum FastCGIHead: Equatable {
     case invalid(String)
 
     /// Heads nginx sends are a few KiB: the URI twice (at most 8 KiB each) and the parameters
-    /// nginx/thumbd.conf names. A client that sends more without finishing is not nginx.
+    /// NginxSite names. A client that sends more without finishing is not nginx.
     static let maxBytes = 64 * 1024
 
     private static let version: UInt8 = 1

@@ -12,7 +12,7 @@ public enum ServerTiming {
         case hit
         case fallback
 
-        /// The header's value thumbd sends (nginx/thumbd.conf writes the same for stored files).
+        /// The header's value thumbd sends (NginxSite writes the same for stored files).
         public var header: String { "thumbd;desc=\(rawValue)" }
     }
 

@@ -1,10 +1,10 @@
 import ThumbRequest
 
 /// How thumbd hands a stored thumbnail to nginx: `X-Accel-Redirect` to nginx's internal
-/// location over the cache root (nginx/thumbd.conf), so nginx serves the first answer from the
+/// location over the cache root (NginxSite), so nginx serves the first answer from the
 /// file exactly as it serves every later hit: ETag, Last-Modified, Range, HEAD, sendfile.
 enum StoredFileRedirect {
-    /// nginx/thumbd.conf's internal location, an alias of the cache root.
+    /// NginxSite's internal location, an alias of the cache root.
     static let prefix = "/_thumbd/stored"
 
     /// The redirect's URI for a file at `relative` under the cache root. nginx splits the query

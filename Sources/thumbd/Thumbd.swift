@@ -12,7 +12,8 @@ struct Thumbd: ParsableCommand {
         --help` lists them all; docs/configuration.md too.
         """,
         version: ThumbdVersion.current,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self],
+        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self,
+                      NginxConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -4,8 +4,8 @@ import Glibc
 #endif
 @testable import ThumbRequest
 
-/// Real nginx and a real thumbd process in a temp directory, configured from the repository's
-/// own nginx templates, with nginx on a free port of 127.0.0.1 and thumbd on a unix socket.
+/// Real nginx and a real thumbd process in a temp directory, configured with nginx/nginx.conf and
+/// the site `thumbd nginx-config site` writes, with nginx on a free port of 127.0.0.1 and thumbd on a unix socket.
 final class TestStack: @unchecked Sendable {
     let directory: String
     let cacheRoot: String
@@ -61,13 +61,10 @@ final class TestStack: @unchecked Sendable {
         self.sockets = sockets
         thumbds = Array(repeating: nil, count: instances)
         try Self.render("nginx/nginx.conf", to: directory + "/nginx.conf", ["@RUN_DIR@": directory])
-        try Self.render("nginx/thumbd.conf", to: directory + "/thumbd-site.conf", [
-            "@HTTP_LISTEN@": "127.0.0.1:\(port)",
-            "@CACHE_ROOT@": self.cacheRoot,
-            "@HITS_LOG@": self.cacheRoot + ".hits.log",
-            "@FASTCGI_PASS@": instances == 1 ? "unix:\(sockets[0])" : "thumbd_instances",
-            "@SITE_EXTRAS@": directory + "/site.d/*.conf",
-        ])
+        try Self.writeSite(to: directory + "/thumbd-site.conf", [
+            "--listen", "127.0.0.1:\(port)", "--cache-root", self.cacheRoot, "--hits-log", self.cacheRoot + ".hits.log",
+            "--access-log", directory + "/nginx-access.log", "--extras", directory + "/site.d/*.conf",
+        ] + sockets.flatMap { ["--socket", "unix:\($0)"] })
         if instances > 1 {
             // Each instance's metrics at /_test/metrics/N, to see what each process sees.
             for (instance, socket) in sockets.enumerated() {
@@ -80,9 +77,6 @@ final class TestStack: @unchecked Sendable {
                 }
                 """.write(toFile: "\(run)/site.d/metrics-\(instance).conf", atomically: true, encoding: .utf8)
             }
-            let servers = sockets.map { "    server unix:\($0);" }.joined(separator: "\n")
-            let site = try String(contentsOfFile: run + "/thumbd-site.conf", encoding: .utf8)
-            try "upstream thumbd_instances {\n\(servers)\n}\n\(site)".write(toFile: run + "/thumbd-site.conf", atomically: true, encoding: .utf8)
         }
         var thumbdEnvironment = [
             "THUMBD_CACHE_ROOT": self.cacheRoot,
@@ -261,6 +255,12 @@ final class TestStack: @unchecked Sendable {
 
     private func logPath(_ instance: Int) -> String {
         instance == 0 ? directory + "/thumbd.log" : directory + "/thumbd-\(instance).log"
+    }
+
+    /// The site as every deployment writes it: `thumbd nginx-config site` with `arguments`.
+    static func writeSite(to path: String, _ arguments: [String]) throws {
+        let written = try ProcessRunner.run(thumbdBinary, ["nginx-config", "site", "--output", path] + arguments)
+        guard written.status == 0 else { throw StackError("thumbd nginx-config site: \(written.errors)") }
     }
 
     private static func render(_ template: String, to path: String, _ values: [String: String]) throws {

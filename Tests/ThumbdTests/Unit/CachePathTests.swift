@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import ThumbCache
 @testable import ThumbRequest
+@testable import thumbd
 
 /// Where a thumbnail is stored: one fan-out directory deep, named by its URL's signature where
-/// nginx/thumbd.conf's locations find it, or privately by its URI's digest.
+/// NginxSite's locations find it, or privately by its URI's digest.
 @Suite(.timeLimit(.minutes(2)))
 struct CachePathTests {
     static let signature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"
@@ -75,11 +76,11 @@ struct CachePathTests {
         #expect(Set(names.map(\.relative)).count == names.count)
     }
 
-    /// nginx/thumbd.conf must probe the formats in CachePath's order and name files as it does.
+    /// NginxSite must probe the formats in CachePath's order and name files as it does.
     @Test func nginxLooksWhereThumbdStores() throws {
-        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let conf = try String(contentsOf: repository.appendingPathComponent("nginx/thumbd.conf"), encoding: .utf8)
+        var site = NginxSite()
+        site.cacheRoot = "/cache"
+        let conf = site.text
         let name = "/$thumbd_c/$thumbd_c$thumbd_s"
         let start = try #require(conf.range(of: "try_files \(name)$thumbd_negotiated"))
         let tryFiles = conf[start.upperBound...].prefix { $0 != ";" }
@@ -89,7 +90,7 @@ struct CachePathTests {
 
         #expect(probed.map(String.init) == CachePath.probeOrder.map(\.fileExtension))
         for format in CachePath.probeOrder {
-            #expect(conf.contains("alias @CACHE_ROOT@/served\(name).\(format.fileExtension);"))
+            #expect(conf.contains("alias /cache/served\(name).\(format.fileExtension);"))
         }
     }
 }

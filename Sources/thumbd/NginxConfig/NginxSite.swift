@@ -1,0 +1,262 @@
+import ThumbCache
+import ThumbRequest
+import ThumbServer
+
+/// thumbd's nginx site, as `thumbd nginx-config site` writes it: the one place its text is
+/// written (a package's binary has no template beside it to read). Its comments document each
+/// directive and go into every site written.
+struct NginxSite {
+    /// `_`: no name of its own; the site then answers only where it is nginx's default server.
+    var serverNames = ["_"]
+    var listen = NginxAddress(host: nil, port: 80)
+    var cacheRoot = Settings().cacheRoot
+    /// thumbd's --listen, one per thumbd process on the cache; several make an upstream.
+    var sockets = [Settings().listen]
+    /// nil: thumbd's default beside the cache root.
+    var hitsLog: NginxLog?
+    var accessLog = NginxLog.file("/var/log/nginx/access.log")
+    /// A glob of files of extra locations, included in the server.
+    var extras: String?
+
+    /// The upstream several sockets make.
+    static let upstreamName = "thumbd_instances"
+
+    var effectiveHitsLog: NginxLog { hitsLog ?? .file(CacheSettings().hitsLogPath(root: cacheRoot)) }
+
+    /// The arguments that write this site again, an option and its value a group.
+    var arguments: [[String]] {
+        var arguments = [["site"]]
+        arguments += serverNames.map { ["--server-name", $0] }
+        arguments += [["--listen", "\(listen)"], ["--cache-root", cacheRoot]]
+        arguments += sockets.map { ["--socket", "\($0)"] }
+        arguments += [["--hits-log", "\(effectiveHitsLog)"], ["--access-log", "\(accessLog)"]]
+        if let extras { arguments.append(["--extras", extras]) }
+        return arguments
+    }
+
+    /// fastcgi_pass's address: the socket, or the upstream of several.
+    private var fastCGIPass: String { sockets.count == 1 ? "\(sockets[0])" : Self.upstreamName }
+
+    private var upstream: String {
+        guard sockets.count > 1 else { return "" }
+        return """
+
+            # Several thumbd processes on one cache: nginx spreads the misses over them.
+            upstream \(Self.upstreamName) {
+            \(sockets.map { "    server \($0);" }.joined(separator: "\n"))
+            }
+
+            """
+    }
+
+    /// What the locations that log hits log, in their place of the server's access log (nginx
+    /// drops an inherited access_log in a location that declares its own): the operator's log
+    /// again, then the hits.
+    private var hitLocationLogs: String {
+        guard let hits = effectiveHitsLog.directive(format: "thumbd_hits", buffer: "buffer=64k flush=1s") else { return "" }
+        return [accessLog.directive(), hits].compactMap { $0 }.map { "\n        " + $0 }.joined()
+    }
+
+    /// The locations for URLs that name their format, one per format.
+    private var namedFormatLocations: String {
+        ImageFormat.allCases.map { format in
+            let suffix = format == .jpeg ? "jpe?g" : format.rawValue
+            return #"""
+                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@\#(suffix)$" {
+                    alias \#(cacheRoot)/served/$thumbd_c/$thumbd_c$thumbd_s.\#(format.fileExtension);
+                    types {}
+                    default_type \#(format.mimeType);
+                    add_header Cache-Control "public, max-age=31536000, immutable";\#(hitLocationLogs)
+                    log_not_found off;
+                    error_page 404 = @thumbd;
+                }
+            """#
+        }.joined(separator: "\n\n")
+    }
+
+    private var typesBlock: String {
+        ImageFormat.allCases.map { "            \($0.mimeType.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.fileExtension);" }
+            .joined(separator: "\n")
+    }
+
+    private var tryFiles: String {
+        let name = "/$thumbd_c/$thumbd_c$thumbd_s"
+        let plain = CachePath.probeOrder.map { "\(name).\($0.fileExtension)" }
+        let negotiated = [ImageFormat.jpeg, .png, .gif, .webp, .avif].map { "\(name)$thumbd_plain.\($0.fileExtension)" }
+        let lines = [["\(name)$thumbd_negotiated"], Array(plain[0..<3]), Array(plain[3...]), Array(negotiated[0..<2]),
+                     Array(negotiated[2..<4]), [negotiated[4], "@thumbd;"]]
+        return "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n                  ")
+    }
+
+    private var accessLogLine: String { accessLog.directive() ?? "access_log off;" }
+
+    private var extrasInclude: String {
+        guard let extras else { return "" }
+        return "\n\n    include \(extras);"
+    }
+
+    var text: String {
+        #"""
+        # thumbd's nginx site. nginx serves every thumbnail that exists as a static file; only a miss
+        # reaches thumbd, which writes the file where the locations below look for it, then answers.
+        #
+        # Written by `thumbd nginx-config`; to change it, write it again rather than edit it:
+        #   \#(NginxValue.commandLine(arguments))
+        #
+        #   --server-name   the names the site answers for; `_`, none: the site then answers only
+        #                   where it is nginx's default server (Debian's default site is, on :80)
+        #   --listen        where nginx listens, e.g. 80 or 127.0.0.1:8080
+        #   --cache-root    thumbd's --cache-root
+        #   --socket        thumbd's --listen: unix:/run/thumbd/thumbd.sock or 127.0.0.1:9000; one
+        #                   per thumbd process on the cache (several: an upstream)
+        #   --hits-log      thumbd's --cache-hits-log (default <cache root>.hits.log), or off
+        #   --access-log    the operator's access log, kept where hits are logged too, or off
+        #   --extras        a glob of extra location files (the demo origin); may match nothing. Their
+        #                   locations must be `location = ` or `location ^~ `: the regexes below take
+        #                   every URI whose first segment could be a signature.
+        \#(upstream)
+        # Format negotiation (THUMBD_AUTO_AVIF / THUMBD_AUTO_WEBP, this map assumes both are on; with
+        # one only, map the other's clients to it): every rendition of a URL without a format lives at
+        # {signature}.auto.{avif,webp} or, for clients that accept neither, {signature}.auto.none.{ext}. Each client
+        # is offered only its own, so whoever asks first, each gets (or makes) the right one.
+        map $http_accept $thumbd_negotiated {
+            ~image/avif .auto.avif;
+            ~image/webp .auto.webp;
+            default     .auto.none;
+        }
+
+        # The plain rendition's name for clients that accept neither; for the others a name that never
+        # exists.
+        map $http_accept $thumbd_plain {
+            ~image/avif /.none;
+            ~image/webp /.none;
+            default     .auto.none;
+        }
+
+        # After try_files, $uri names the file served: every .auto. rendition varies by Accept.
+        map $uri $thumbd_vary {
+            ~\.auto\. Accept;
+            default "";
+        }
+
+        # Hits never reach thumbd, so nginx tells it which files it served: $request_filename, the file's
+        # path on disk (the cache root, then /served/{c}/{name}). Buffered, this costs one write per 64 KiB
+        # of hits; unescaped, 1.4 % more instructions per hit (bench/cache-index).
+        # thumbd reads the log within a second, records the uses in its cache index (eviction keeps what
+        # is used) and empties it.
+        log_format thumbd_hits escape=none '$request_filename';
+
+        server {
+            listen \#(listen);
+            server_name \#(serverNames.joined(separator: " "));
+
+            # The operator's access log. The locations that log hits for thumbd name it again: nginx
+            # drops an inherited access_log in a location that declares its own.
+            \#(accessLogLine)
+
+            # Plain sources carry whole URLs: keep "http://" intact in the URI thumbd is passed.
+            merge_slashes off;
+            # A request's own structures and header lists outgrow nginx's default 4 KiB request pool, so
+            # each request mallocs a second block: 8 KiB saves that, 3.9 % of a hit's instructions
+            # (callgrind, 2,000 hits: 20,591 to 19,815; 2.2 % for plain nginx, which bench/run's ceiling
+            # therefore has too).
+            request_pool_size 8k;
+            # Every thumbnail nginx may serve to anyone, and nothing else: served/{c}/{name}, where {name}
+            # is the URL's signature (its first segment, which begins with {c}) and a suffix. Thumbnails
+            # only thumbd may answer for (an expiry it checks on every request, a download name, insecure
+            # mode's) live beside it in private/, which no location below serves by a client's URI.
+            root \#(cacheRoot)/served;
+
+            # Hits keep their file open between requests: a hit costs no open, fstat and close, which
+            # is most of what separated a hit from plain static serving (0.55x to 0.95x+, bench/run).
+            # A file purged, evicted or replaced is looked up again within open_file_cache_valid, so
+            # nginx serves it at most 1 s longer; misses (ENOENT) are never cached, so a new thumbnail
+            # is served at once. Each open file is a descriptor per worker: see worker_rlimit_nofile.
+            open_file_cache max=10000 inactive=60s;
+            open_file_cache_valid 1s;
+            open_file_cache_min_uses 1;
+
+            # A URL that names its format (`plain/...@webp`) has its thumbnail at {signature}.{ext}, or
+            # nowhere nginx looks. The static handler opens it itself: one lookup (a try_files probe is a
+            # second lookup of the same file), no map, nothing varies, and the type is the format's. A
+            # URL whose path is not the one its signature signs gets the thumbnail the signature was
+            # made for, the only file that name can hold, and never anything else. A miss (404) goes to
+            # thumbd, which checks the signature.
+        \#(namedFormatLocations)
+
+            # Every other signed URL: the format is negotiated ({signature}.auto.{ext}, by Accept), named by
+            # the URI's extension, or the source's; the file's extension gives the Content-Type.
+            location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/" {
+                types {
+        \#(typesBlock)
+                }
+                default_type application/octet-stream;
+                \#(tryFiles)
+                add_header Cache-Control "public, max-age=31536000, immutable";
+                add_header Vary $thumbd_vary;\#(hitLocationLogs)
+            }
+
+            # Anything else is no thumbnail's URL: thumbd says why.
+            location / {
+                error_page 404 = @thumbd;
+                return 404;
+            }
+
+            location @thumbd {
+                fastcgi_pass \#(fastCGIPass);
+                # thumbd verifies the signature on the raw REQUEST_URI and stores at DOCUMENT_URI.
+                fastcgi_param REQUEST_METHOD  $request_method;
+                fastcgi_param REQUEST_URI     $request_uri;
+                fastcgi_param DOCUMENT_URI    $document_uri;
+                fastcgi_param QUERY_STRING    $query_string;
+                fastcgi_param SERVER_PROTOCOL $server_protocol;
+                fastcgi_param REMOTE_ADDR     $remote_addr;
+                # A cold thumbnail waits for the origin and the render.
+                fastcgi_read_timeout 60s;
+                # No fastcgi_keep_conn: nginx acts on X-Accel-Redirect (every stored miss) as soon as the
+                # headers arrive and closes the connection without reading the answer's end, so it keeps
+                # none (storms of 200 with `keepalive 256` left thumbd no connection open).
+            }
+
+            # A miss, once stored: thumbd answers with X-Accel-Redirect to the file here, and nginx
+            # serves it as it serves every later hit (ETag, Last-Modified, Range, HEAD, sendfile).
+            # Content-Type, Cache-Control and Content-Disposition are thumbd's; the query it adds says
+            # whether the answer varies by Accept and whether thumbd made the file for this request
+            # (Server-Timing, which a page's scripts can read). Clients cannot ask for it: internal.
+            # A file served here once keeps no descriptor open: a purge or eviction right after it
+            # frees its space at once. One served again (a storm's waiters, a download) is kept open:
+            # it costs no open, fstat and close (nginx's CPU per storm of 200: 14.2 to 13.8 ms), and,
+            # as a hit's, is looked up again within open_file_cache_valid (1 s).
+            location ^~ /_thumbd/stored/ {
+                internal;
+                alias \#(cacheRoot)/;
+                open_file_cache max=1000 inactive=10s;
+                open_file_cache_min_uses 2;
+                add_header Vary $arg_vary;
+                add_header Server-Timing "thumbd;desc=$arg_cache";
+            }
+
+            # For load balancers (imgproxy's path): thumbd answers 200 while it can make thumbnails,
+            # 503 naming what stops it otherwise; with thumbd down, nginx answers 502.
+            location = /health {
+                fastcgi_pass \#(fastCGIPass);
+                fastcgi_param REQUEST_METHOD $request_method;
+                fastcgi_param REQUEST_URI    $request_uri;
+                fastcgi_param DOCUMENT_URI   $document_uri;
+            }
+
+            # thumbd's metrics (Prometheus text), for this machine only.
+            location = /_thumbd/metrics {
+                allow 127.0.0.1;
+                allow ::1;
+                deny all;
+                fastcgi_pass \#(fastCGIPass);
+                fastcgi_param REQUEST_METHOD $request_method;
+                fastcgi_param REQUEST_URI    $request_uri;
+                fastcgi_param DOCUMENT_URI   $document_uri;
+            }\#(extrasInclude)
+        }
+
+        """#
+    }
+}
