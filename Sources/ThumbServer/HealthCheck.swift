@@ -1,14 +1,20 @@
 import ThumbJobs
 
-/// `GET /health` (imgproxy's path), for load balancers: 200 while thumbd can make thumbnails,
-/// 503 naming what stops it otherwise.
-struct HealthCheck: Sendable {
-    static let path = "/health"
+/// What a load balancer or a supervisor asks. `GET /health` (imgproxy's path) is liveness: 200
+/// whenever a worker answers, however busy thumbd is, so a burst that fills the queues does not
+/// make every host look dead at once. `GET /ready` is readiness: 200 while this host can make
+/// thumbnails now, 503 naming what stops it (a full queue, a cache root it cannot write, Swift's
+/// pool not scheduling jobs), so traffic goes elsewhere for the moment.
+enum HealthCheck {
+    static let livenessPath = "/health"
+    static let readinessPath = "/ready"
 
-    let pipeline: ThumbnailPipeline
+    static func liveness() -> OutgoingResponse {
+        .text(200, "ok")
+    }
 
-    func response() -> OutgoingResponse {
+    static func readiness(of pipeline: ThumbnailPipeline) -> OutgoingResponse {
         let problems = pipeline.healthProblems()
-        return problems.isEmpty ? .text(200, "ok") : .text(503, problems.joined(separator: "\n"))
+        return problems.isEmpty ? .text(200, "ready") : .text(503, problems.joined(separator: "\n"))
     }
 }

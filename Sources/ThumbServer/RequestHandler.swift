@@ -83,7 +83,8 @@ public struct RequestHandler: Sendable {
         }
         switch incoming.documentURI {
         case Self.metricsPath: return .answered(metricsResponse(), nil)
-        case HealthCheck.path: return .answered(HealthCheck(pipeline: pipeline).response(), nil)
+        case HealthCheck.livenessPath: return .answered(HealthCheck.liveness(), nil)
+        case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(of: pipeline), nil)
         default: break
         }
         metrics.increment(.requests)

@@ -1,6 +1,5 @@
 import ThumbCache
 import ThumbRequest
-import ThumbServer
 
 /// thumbd's nginx site, as `thumbd nginx-config site` writes it: the one place its text is
 /// written (a package's binary has no template beside it to read). Its comments document each
@@ -236,9 +235,11 @@ struct NginxSite {
                 add_header Server-Timing "thumbd;desc=$arg_cache";
             }
 
-            # For load balancers (imgproxy's path): thumbd answers 200 while it can make thumbnails,
-            # 503 naming what stops it otherwise; with thumbd down, nginx answers 502.
-            location = /health {
+            # Liveness (imgproxy's path): thumbd answers 200 while its process answers, however busy;
+            # with thumbd down, nginx answers 502. Readiness, for a load balancer choosing hosts:
+            # 200 while this host can make thumbnails now, 503 naming what stops it (a full queue,
+            # a cache it cannot write).
+            location ~ ^/(health|ready)$ {
                 fastcgi_pass \#(fastCGIPass);
                 fastcgi_param REQUEST_METHOD $request_method;
                 fastcgi_param REQUEST_URI    $request_uri;

@@ -15,16 +15,47 @@ struct OperatorEndpointTests {
         origin.serve("/text.html", .init(headers: [("Content-Type", "text/html")], body: Array("<p>no image</p>".utf8)))
     }
 
-    @Test func healthIsOKWhileThumbdCanServeAndGoneWithIt() throws {
+    @Test func healthAndReadinessAreOKWhileThumbdCanServeAndGoneWithIt() throws {
         let health = try stack.get("/health")
         #expect(health.status == 200 && health.text == "ok\n")
         #expect(health.headers["cache-control"] == "no-store")
+        let ready = try stack.get("/ready")
+        #expect(ready.status == 200 && ready.text == "ready\n")
 
         stack.stopThumbd()
         #expect(try stack.get("/health").status == 502)
+        #expect(try stack.get("/ready").status == 502)
     }
 
-    @Test func healthIs503WhenTheCacheRootCannotBeWritten() throws {
+    @Test func queuesFullMakeTheHostNotReadyButStillAlive() throws {
+        // Given thumbd with one fetch thread and a queue of one, and an origin that holds its answers
+        let slow = try TestOrigin()
+        for name in ["a", "b", "c"] { slow.serve("/\(name).jpg", .image(TestImages.jpeg(width: 64, height: 48))) }
+        for name in ["a", "b", "c"] { slow.pause("/\(name).jpg") }
+        let busy = try TestStack(environment: ["THUMBD_MAX_CONCURRENT_FETCHES": "1", "THUMBD_REQUESTS_QUEUE_SIZE": "1",
+                                               "THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60",
+                                               "THUMBD_DOWNLOAD_TIMEOUT": "60"])
+        defer { busy.shutdown() }
+
+        // When misses fill the fetch thread and its queue
+        let misses = ["a", "b"].map { name in
+            Thread.runDetached { try? busy.get("/insecure/w:32/plain/\(slow.url("/\(name).jpg"))@png").status }
+        }
+        #expect(eventually(timeout: 30) { slow.requestCount("/a.jpg") + slow.requestCount("/b.jpg") == 1 })
+        #expect(eventually(timeout: 30) { (try? busy.get("/ready").status) == 503 })
+
+        // Then the host is alive but not ready, and says why
+        let ready = try busy.get("/ready")
+        #expect(ready.status == 503 && ready.text.contains("the fetch queue is full"), "\(ready.text)")
+        for _ in 0..<10 { #expect(try busy.get("/health").status == 200) }
+
+        // and once the origin answers, it is ready again and both misses are answered
+        for name in ["a", "b", "c"] { slow.release("/\(name).jpg") }
+        #expect(misses.map { $0.value() } == [200, 200])
+        #expect(eventually(timeout: 30) { (try? busy.get("/ready").status) == 200 })
+    }
+
+    @Test func notReadyWhenTheCacheRootCannotBeWritten() throws {
         // Given a cache root that turns read-only (a tmpfs mounted over it: needs root; skipped
         // with a message otherwise)
         guard SharedCacheTests.mount(tmpfsOf: "64k", at: stack.cacheRoot, readOnly: true) else {
@@ -33,13 +64,14 @@ struct OperatorEndpointTests {
         }
         let unmounted = { SharedCacheTests.unmount(stack.cacheRoot) }
 
-        let broken = try stack.get("/health")
+        let broken = try stack.get("/ready")
         #expect(broken.status == 503)
         #expect(broken.text.contains("cannot store thumbnails"), "\(broken.text)")
-
-        // When it is writable again, thumbd is healthy again
-        #expect(unmounted())
         #expect(try stack.get("/health").status == 200)
+
+        // When it is writable again, thumbd is ready again
+        #expect(unmounted())
+        #expect(try stack.get("/ready").status == 200)
     }
 
     @Test func metricsParseWithPrometheusOwnParserAndCountWhatHappened() throws {
