@@ -25,7 +25,10 @@ public final class CacheUpkeep: Sendable {
         self.logger = logger
         scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
         let hitsPath = settings.hitsLogPath(root: index.root)
-        try HitLog.create(hitsPath)
+        if let problem = HitLog.create(hitsPath) {
+            logger.warning("cannot make the hits log; hits are not counted until it exists",
+                           metadata: ["log": "\(hitsPath)", "error": "\(problem)"])
+        }
         hits = HitLog(path: hitsPath, index: index, logger: logger)
         evictor = Evictor(index: index, settings: settings, logger: logger)
         try index.publishBounds(maxBytes: settings.maxBytes, maxEntries: settings.maxEntries,

@@ -29,10 +29,14 @@ public final class HitLog: @unchecked Sendable {
     }
 
     /// Makes the log if there is none, so nginx (often root) does not make one thumbd cannot empty.
-    public static func create(_ path: String) throws(ThumbError) {
+    /// Where thumbd may not make it (the package's /var/log/thumbd is root's, so that nginx's
+    /// master, which opens it as root, never follows a link thumbd put there), the package has.
+    /// Nil, or why it cannot be made: hits are then not counted until it exists.
+    public static func create(_ path: String) -> String? {
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .internalFailure("create \(path): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { return String(cString: strerror(errno)) }
         close(fd)
+        return nil
     }
 
     /// Reads the log on a thread of its own, every `interval` seconds, for the life of the process.
@@ -88,7 +92,8 @@ public final class HitLog: @unchecked Sendable {
             fd = -1
         }
         var opened = open(path, O_RDWR | O_CLOEXEC)
-        if opened < 0 { opened = open(path, O_RDONLY | O_CLOEXEC) }
+        let writable = opened >= 0
+        if !writable { opened = open(path, O_RDONLY | O_CLOEXEC) }
         guard opened >= 0 else { return false }
         guard flock(opened, LOCK_EX | LOCK_NB) == 0 else {
             close(opened)
@@ -99,6 +104,13 @@ public final class HitLog: @unchecked Sendable {
         partial = []
         index.resetHitCount()
         logger.info("reading nginx's hits", metadata: ["log": "\(path)"])
+        if !writable {
+            // nginx made it (root, 0644) before thumbd could, or its owner or mode were changed.
+            logger.warning("""
+                thumbd can read the hits log but not empty it, so it grows with every hit: make it writable by \
+                thumbd's group (the package's is www-data:www-data 0660)
+                """, metadata: ["log": "\(path)"])
+        }
         return true
     }
 

@@ -31,6 +31,8 @@ public final class FastCGIServer: Sendable {
     }
 
     private let settings: Settings
+    /// Passed by systemd (ActivatedSocket): it outlives thumbd, and its path is systemd's.
+    private let activated: Bool
     private let gate: ConnectionGate
     private let ready = ConnectionQueue()
     private let handler: RequestHandler
@@ -44,7 +46,12 @@ public final class FastCGIServer: Sendable {
     public init(_ settings: Settings, handler: RequestHandler, logger: Logger) throws(ThumbError) {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
         let descriptors = Self.raiseDescriptorLimit()
-        let listening = try ListenSocket.open(settings.address, group: settings.socketGroup)
+        let listening: Int32
+        if let passed = try ActivatedSocket.take() {
+            (listening, activated) = (passed, true)
+        } else {
+            (listening, activated) = (try ListenSocket.open(settings.address, group: settings.socketGroup), false)
+        }
         gate = try ConnectionGate(listening: listening, paramsTimeout: .milliseconds(Int(settings.paramsTimeout * 1000)),
                                   maxConnections: Self.maxConnections(descriptors: descriptors), ready: ready, logger: logger)
         departures = try Departures()
@@ -87,7 +94,8 @@ public final class FastCGIServer: Sendable {
             }
         }
         logger.info("listening", metadata: [
-            "address": "\(settings.address)", "workers": "\(settings.workers)", "max_connections": "\(gate.maxConnections)",
+            "address": activated ? "the socket systemd passed" : "\(settings.address)", "workers": "\(settings.workers)",
+            "max_connections": "\(gate.maxConnections)",
         ])
         let failure = gate.run()
         // Connections whose head had arrived are answered; then the workers end.
@@ -95,7 +103,7 @@ public final class FastCGIServer: Sendable {
         finished.wait()
         // Misses accepted before the stop are answered (by their job or their deadline) first.
         outstanding.wait()
-        if case .unix(let path) = settings.address {
+        if case .unix(let path) = settings.address, !activated {
             unlink(path)
         }
         if let failure { throw failure }

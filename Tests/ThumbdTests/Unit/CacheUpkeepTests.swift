@@ -21,7 +21,7 @@ struct CacheUpkeepTests {
         try cache.store(index, servedName("abc"), bytes: 10, key: 1)
         try cache.store(index, servedName("xyz"), bytes: 10, key: 2)
         let log = cache.directory.path + "/hits.log"
-        try HitLog.create(log)
+        #expect(HitLog.create(log) == nil)
         let lines = "/var/cache/thumbd\(servedName("abc"))\n/srv/../other/root\(servedName("xyz"))\n"
             + "/c\(servedName("notstored"))\nno-slash\n/c/served/a/ab"
         try append(lines, to: log)
