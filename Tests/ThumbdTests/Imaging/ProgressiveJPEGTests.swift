@@ -124,7 +124,7 @@ struct ProgressiveJPEGTests {
         """
 
     @Test func predictionsStartOverAtEachRestartMarker() throws {
-        let source = Self.bytes(hex: Self.withRestarts)
+        let source = [UInt8](hex: Self.withRestarts)
         #expect(source.count == 1699 && source[0...1] == [0xFF, 0xD8])
         let ours = MagickImage()
         #expect(ours.readProgressiveJPEGAtEighth(source, header: try Self.pinged(source), hint: (8, 6)))
@@ -132,11 +132,6 @@ struct ProgressiveJPEGTests {
         whole.setOption("jpeg:size", "8x6")
         try whole.read(source)
         #expect(Self.pixels(ours) == Self.pixels(whole))
-    }
-
-    static func bytes(hex: String) -> [UInt8] {
-        let digits = hex.unicodeScalars.compactMap { UInt8(String($0), radix: 16) }
-        return stride(from: 0, to: digits.count - 1, by: 2).map { digits[$0] << 4 | digits[$0 + 1] }
     }
 
     @Test func profilesAndOrientationAreThoseImageMagickReads() throws {

@@ -104,12 +104,3 @@ struct ReloadTests {
         #expect(answered.allSatisfy { $0 == 200 }, "\(Dictionary(grouping: answered, by: { $0 }).mapValues(\.count))")
     }
 }
-
-extension Array where Element == UInt8 {
-    init(hex: String) {
-        let digits = Array<UInt8>(hex.utf8)
-        self = stride(from: 0, to: digits.count - 1, by: 2).compactMap {
-            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)
-        }
-    }
-}

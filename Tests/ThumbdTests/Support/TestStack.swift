@@ -122,14 +122,9 @@ final class TestStack: @unchecked Sendable {
     }
 
     private var verifier: SignatureVerifier? {
-        guard let key = thumbdEnvironment["THUMBD_KEY"].map(Self.bytes(hex:)),
-              let salt = thumbdEnvironment["THUMBD_SALT"].map(Self.bytes(hex:)) else { return nil }
+        guard let key = thumbdEnvironment["THUMBD_KEY"].map([UInt8].init(hex:)),
+              let salt = thumbdEnvironment["THUMBD_SALT"].map([UInt8].init(hex:)) else { return nil }
         return SignatureVerifier(pairs: [.init(key: key, salt: salt)])
-    }
-
-    private static func bytes(hex: String) -> [UInt8] {
-        let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).compactMap { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16) }
     }
 
     /// A path sent byte for byte, UTF-8 or not.

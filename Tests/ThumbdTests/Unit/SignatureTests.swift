@@ -5,7 +5,7 @@ import Testing
 /// imgproxy's URL signature, checked against its published vectors.
 @Suite(.timeLimit(.minutes(2)))
 struct SignatureTests {
-    static let secretHello = SignatureVerifier.KeyPair(key: bytes(hex: "736563726574"), salt: bytes(hex: "68656C6C6F"))
+    static let secretHello = SignatureVerifier.KeyPair(key: [UInt8](hex: "736563726574"), salt: [UInt8](hex: "68656C6C6F"))
     static let testKey = SignatureVerifier.KeyPair(key: Array("test-key".utf8), salt: Array("test-salt".utf8))
     static let otherKey = SignatureVerifier.KeyPair(key: Array("other-key".utf8), salt: Array("other-salt".utf8))
 
@@ -175,14 +175,6 @@ struct SignatureTests {
 
         #expect(throws: ThumbError.forbidden("invalid signature")) {
             try parser.parse(rawPath: "/bogus/zz:1/plain/http://h/a.jpg")
-        }
-    }
-
-    /// Bytes from a hex string written in a test; traps on a typo.
-    static func bytes(hex: String) -> [UInt8] {
-        let digits = Array(hex.utf8)
-        return stride(from: 0, to: digits.count, by: 2).map {
-            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
         }
     }
 }
