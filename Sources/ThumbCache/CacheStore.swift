@@ -46,11 +46,18 @@ public struct CacheStore: Sendable {
         }
     }
 
-    /// `request`'s own name for a thumbnail this process stored under another spelling of its URL
-    /// (the same key), made a link to that file; nil when none is known or its file has gone
-    /// (evicted, purged) since.
-    public func linkToStored(_ request: ThumbnailRequest, documentURI: String) throws(ThumbError) -> CachePath? {
-        guard let stored = recentlyStored[request.key], FileSystem.isRegularFile(absolute(stored)) else { return nil }
+    /// Where this process last stored the thumbnail of `key`, as far as it remembers: no disk is
+    /// touched, so a job asks before it hands anything to a pool.
+    public func lastStored(_ key: ThumbnailKey) -> CachePath? {
+        recentlyStored[key]
+    }
+
+    /// `request`'s own name for the thumbnail stored at `stored` under another spelling of its
+    /// URL (the same key), made a link to that file; nil when the file has gone (evicted,
+    /// purged) since.
+    public func linkIfStillThere(_ request: ThumbnailRequest, documentURI: String,
+                                 to stored: CachePath) throws(ThumbError) -> CachePath? {
+        guard FileSystem.isRegularFile(absolute(stored)) else { return nil }
         return try link(request, documentURI: documentURI, to: stored)
     }
 

@@ -69,9 +69,10 @@ public struct ThumbnailPipeline: Sendable {
             return .success(fallback)
         }
         let pipeline = self
-        // Stored already under another spelling of the URL, and still there: linked, not made again.
-        if case .success(let linked?) = await renderPool.runCatching({ () throws(ThumbError) in
-            try pipeline.store.linkToStored(request, documentURI: documentURI)
+        // Stored already under another spelling of the URL, and still there: linked, not made
+        // again. Only a key this process remembers storing costs a trip to the pool (the disk).
+        if let stored = store.lastStored(request.key), case .success(let linked?) = await renderPool.runCatching({
+            () throws(ThumbError) in try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
         }) {
             // Answered from its file (X-Accel-Redirect): its bytes are not read.
             return .success(Thumbnail(bytes: [], format: linked.format, stored: linked))
