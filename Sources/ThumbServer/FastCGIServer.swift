@@ -21,12 +21,16 @@ public final class FastCGIServer: Sendable {
         public var socketGroup: gid_t?
         /// Seconds a connection has to send its whole request head.
         public var paramsTimeout: Double
+        /// The listening socket systemd passed (ActivatedSocket), served instead of `address`.
+        public var activatedSocket: Int32?
 
-        public init(address: ListenAddress, workers: Int, socketGroup: gid_t? = nil, paramsTimeout: Double = 5) {
+        public init(address: ListenAddress, workers: Int, socketGroup: gid_t? = nil, paramsTimeout: Double = 5,
+                    activatedSocket: Int32? = nil) {
             self.address = address
             self.workers = workers
             self.socketGroup = socketGroup
             self.paramsTimeout = paramsTimeout
+            self.activatedSocket = activatedSocket
         }
     }
 
@@ -47,7 +51,7 @@ public final class FastCGIServer: Sendable {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
         let descriptors = Self.raiseDescriptorLimit()
         let listening: Int32
-        if let passed = try ActivatedSocket.take() {
+        if let passed = settings.activatedSocket {
             (listening, activated) = (passed, true)
         } else {
             (listening, activated) = (try ListenSocket.open(settings.address, group: settings.socketGroup), false)

@@ -25,6 +25,14 @@ struct Service {
 
     /// After `Signals.startWithDefaults`, before any thread starts.
     func run() throws {
+        let activatedSocket: Int32?
+        do throws(ThumbError) {
+            activatedSocket = try ActivatedSocket.take()
+        } catch {
+            guard case .internalFailure(let why) = error else { throw error }
+            FileHandle.standardError.write(Data("thumbd: \(why)\n".utf8))
+            throw ExitCode(2)
+        }
         Self.returnLargeBuffersToTheSystem()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
@@ -92,7 +100,8 @@ struct Service {
         )
         let server = try FastCGIServer(
             FastCGIServer.Settings(address: configuration.listen, workers: configuration.workers,
-                                   socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout),
+                                   socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout,
+                                   activatedSocket: activatedSocket),
             handler: handler, logger: logger
         )
         // libfcgi's own handlers (FCGX_Init's SIGTERM, which does not stop the process; its SIGUSR1,
