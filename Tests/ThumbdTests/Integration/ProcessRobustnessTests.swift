@@ -43,27 +43,34 @@ struct ProcessRobustnessTests {
         let stack = try TestStack(environment: TestStack.signing.merging(
             ["THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60", "THUMBD_DOWNLOAD_TIMEOUT": "60"]) { $1 })
         let pid = try #require(stack.thumbdPID)
-        let descriptors = { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
+        // Connections only: libdispatch opens an eventfd or a timerfd the first time a path under
+        // load asks it for a timer, and keeps it.
+        let links = { () -> [String] in
+            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted().compactMap {
+                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+            }
+        }
+        let connections = { links().filter { $0.hasPrefix("socket:") }.count }
         let path = stack.signed("/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png")
         var clients = [try HTTPClient.ask(port: stack.port, path: path)]
         #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
-        let one = descriptors()  // with the job's connection to the origin
+        let one = connections()  // with the job's connection to the origin
 
-        // When 499 more clients ask nginx for it, and all leave once thumbd holds their requests
+        // When 499 more clients ask nginx for it, and all leave once thumbd holds their connections
         clients += try (1..<500).map { _ in try HTTPClient.ask(port: stack.port, path: path) }
-        #expect(eventually(timeout: 30) { descriptors() >= one + 499 })
+        #expect(eventually(timeout: 30) { connections() >= one + 499 })
         for client in clients { close(client) }
 
         // Then nginx closes their FastCGI connections, and thumbd its ends, unanswered (500 of
         // each, while other suites' stacks share the two cores: given 30 s)
-        #expect(eventually(timeout: 30) { descriptors() <= one - 1 }, "\(one) descriptors with one client, \(descriptors()) now")
+        #expect(eventually(timeout: 30) { connections() <= one - 1 }, "\(one) connections with one client, \(connections()) now, of \(links())")
 
         // and the job goes on: once the origin answers, the thumbnail is stored and served from its
         // file, by nginx, or by thumbd while nginx's open_file_cache still remembers it missing
         origin.release("/slow.jpg")
         #expect(eventually { stack.cacheFiles().count == 1 })
-        let later = try stack.get(path)
-        #expect(later.status == 200 && later.headers["server-timing"].map { $0.contains("desc=hit") } ?? true)
+        // (thumbd may answer it as a miss: a request that comes as the file is stored joins the job)
+        #expect(try stack.get(path).status == 200)
         #expect(origin.requestCount("/slow.jpg") == 1)
         #expect(stack.thumbdIsRunning)
     }
