@@ -43,8 +43,8 @@ struct ProcessRobustnessTests {
         let stack = try TestStack(environment: TestStack.signing.merging(
             ["THUMBD_TIMEOUT": "60", "THUMBD_FIRST_BYTE_TIMEOUT": "60", "THUMBD_DOWNLOAD_TIMEOUT": "60"]) { $1 })
         let pid = try #require(stack.thumbdPID)
-        // Connections only: libdispatch opens an eventfd or a timerfd the first time a path under
-        // load asks it for a timer, and keeps it.
+        // Connections only: a descriptor opened once and kept (as libdispatch keeps the timer
+        // descriptor it opens the first time it is asked for a timer) is no connection held.
         let links = { () -> [String] in
             ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted().compactMap {
                 try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
