@@ -101,7 +101,8 @@ public struct ThumbnailPipeline: Sendable {
         metrics.increment(.fallbackRenders)
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
-        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback)
+        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback,
+                                  fallbackStatus: fallback.status ?? error.status)
         recentFallbacks.keep(thumbnail, for: request.key)
         return .success(thumbnail)
     }

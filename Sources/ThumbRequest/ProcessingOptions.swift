@@ -40,7 +40,7 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     // Metadata
     public var stripMetadata = true
-    public var keepCopyright = false
+    public var keepCopyright = true
     public var stripColorProfile = true
 
     // Output

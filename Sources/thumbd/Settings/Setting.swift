@@ -15,7 +15,9 @@ public enum Setting: CaseIterable, Sendable {
     case sourceHeaders
     case timeout, requestsQueueSize, maxConcurrentFetches, maxConcurrentFetchesPerHost, maxConcurrentRenders
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
-    case presets, onlyPresets, allowSecurityOptions, quality, formatQuality
+    case presets, onlyPresets, allowSecurityOptions
+    case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
+    case quality, formatQuality
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir, watermarkPath
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
 
@@ -39,9 +41,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("PARAMS_TIMEOUT", .decimal(0.1...600), .field { $0.paramsTimeout.shortText },
                   "Seconds a FastCGI connection has to send its request's parameters.")
         case .workers:
-            .init("WORKERS", imgproxy: true, .integer(1...1024), .described("2 x cores"), "Worker threads.",
+            .init("WORKERS", .integer(1...1024), .described("2 x cores"), "FastCGI worker threads.",
                   details: "Worker threads that parse and answer requests the accepting thread hands them; a miss "
-                      + "does not hold one while its job runs.")
+                      + "does not hold one while its job runs. (imgproxy's `IMGPROXY_WORKERS` is thumbd's "
+                      + "`MAX_CONCURRENT_RENDERS`.)")
         case .logLevel:
             .init("LOG_LEVEL", imgproxy: true, .text, .field { $0.logLevel.rawValue }, "debug, info, warn or error.")
         case .cacheRoot:
@@ -109,8 +112,8 @@ public enum Setting: CaseIterable, Sendable {
             .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLinkLocal)" }, "Allow sources on link-local addresses.")
         case .maxSrcFileSize:
-            .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 34)), .field { "\($0.fetch.maxBytes)" },
-                  "Largest source to download, in bytes; 0 keeps the default.")
+            .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 50)), .field { "\($0.fetch.maxBytes)" },
+                  "Largest source to download, in bytes; 0: no limit.")
         case .maxSrcResolution:
             .init("MAX_SRC_RESOLUTION", imgproxy: true, .decimal(0.01...1_000),
                   .field { (Double($0.render.maxSourcePixels) / 1_000_000).shortText },
@@ -127,7 +130,8 @@ public enum Setting: CaseIterable, Sendable {
             .init("MAX_REDIRECTS", imgproxy: true, .integer(0...20), .field { "\($0.fetch.maxRedirects)" },
                   "Redirects to follow per source.")
         case .userAgent:
-            .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"), "User-Agent sent to origins.")
+            .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"),
+                  "User-Agent sent to origins; %current_version is thumbd's version.")
         case .sourceProxy:
             .init("SOURCE_PROXY", .text, .none, "HTTP proxy for source fetches; the environment's are never used.",
                   details: "`http://` or `https://` proxy for source downloads (`http_proxy`, `HTTPS_PROXY`, "
@@ -145,8 +149,9 @@ public enum Setting: CaseIterable, Sendable {
                   "Seconds a client waits for a thumbnail before 504; the job goes on.")
         case .requestsQueueSize:
             .init("REQUESTS_QUEUE_SIZE", imgproxy: true, .integer(0...100_000), .field { "\($0.limits.queueSize)" },
-                  "Jobs that may wait for a fetch or render slot; beyond, 503.",
-                  details: "Jobs that may wait for a fetch, host or render slot; beyond it, 503 with `Retry-After`.")
+                  "Jobs that may wait for a fetch or render slot; beyond, 503; 0: no limit.",
+                  details: "Jobs that may wait for a fetch, host or render slot; beyond it, 503 with `Retry-After`; "
+                      + "0: no limit.")
         case .maxConcurrentFetches:
             .init("MAX_CONCURRENT_FETCHES", .integer(1...1024), .field { "\($0.limits.fetches)" },
                   "Origin downloads at once.")
@@ -154,7 +159,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("MAX_CONCURRENT_FETCHES_PER_HOST", .integer(1...1024), .field { "\($0.limits.fetchesPerHost)" },
                   "Origin downloads at once from one host.")
         case .maxConcurrentRenders:
-            .init("MAX_CONCURRENT_RENDERS", .integer(1...1024), .described("cores"), "Renders at once.")
+            .init("MAX_CONCURRENT_RENDERS", imgproxyName: "WORKERS", .integer(1...1024), .described("cores"),
+                  "Renders at once.",
+                  details: "Renders at once (imgproxy's `WORKERS`, whose default is 2 x cores: one per core "
+                      + "keeps a render's latency low).")
         case .sourceMemoryCacheSize:
             .init("SOURCE_MEMORY_CACHE_SIZE", .integer(0...(1 << 36)), .field { "\($0.limits.sourceMemoryBytes)" },
                   "Bytes of recently fetched originals kept in memory.",
@@ -183,6 +191,24 @@ public enum Setting: CaseIterable, Sendable {
         case .allowSecurityOptions:
             .init("ALLOW_SECURITY_OPTIONS", imgproxy: true, .flag, .field { "\($0.options.allowSecurityOptions)" },
                   "Allow the security options (msr, msfs, maf, mrd) in URLs and presets.")
+        case .stripMetadata:
+            .init("STRIP_METADATA", imgproxy: true, .boolean, .field { "\($0.options.base.stripMetadata)" },
+                  "Strip metadata (EXIF, XMP, IPTC) where a URL does not say (sm).")
+        case .keepCopyright:
+            .init("KEEP_COPYRIGHT", imgproxy: true, .boolean, .field { "\($0.options.base.keepCopyright)" },
+                  "Keep the copyright while stripping metadata, where a URL does not say (kcr).")
+        case .stripColorProfile:
+            .init("STRIP_COLOR_PROFILE", imgproxy: true, .boolean, .field { "\($0.options.base.stripColorProfile)" },
+                  "Convert to sRGB and drop the colour profile where a URL does not say (scp).")
+        case .autoRotate:
+            .init("AUTO_ROTATE", imgproxy: true, .boolean, .field { "\($0.options.base.autoRotate)" },
+                  "Orient by EXIF where a URL does not say (ar).")
+        case .returnAttachment:
+            .init("RETURN_ATTACHMENT", imgproxy: true, .boolean, .field { "\($0.options.base.returnAttachment)" },
+                  "Answer with Content-Disposition: attachment where a URL does not say (att).")
+        case .skipProcessingFormats:
+            .init("SKIP_PROCESSING_FORMATS", imgproxy: true, .text, .none,
+                  "Source formats answered as they are, comma-separated, where a URL does not say (skp).")
         case .quality:
             .init("QUALITY", imgproxy: true, .integer(1...100), .described("per format, as FORMAT_QUALITY"),
                   "Quality of JPEG, WebP and AVIF where a URL asks for none.")
@@ -244,14 +270,14 @@ public enum Setting: CaseIterable, Sendable {
                   "URL of the fallback image, fetched once at start.",
                   details: "The same image fetched once at start, through the same address checks as sources.")
         case .fallbackImageHTTPCode:
-            .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(200...599), .field { "\($0.fallback.status)" },
-                  "Status the fallback image is answered with.")
+            .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(0...599), .field { "\($0.fallback.status ?? 0)" },
+                  "Status the fallback image is answered with; 0: the status the failure had.")
         case .fallbackImageTTL:
             .init("FALLBACK_IMAGE_TTL", imgproxy: true, .integer(0...31_536_000), .field { "\($0.fallback.maxAge)" },
-                  "Seconds clients may keep the fallback image (Cache-Control max-age).",
+                  "Seconds clients may keep the fallback image (Cache-Control max-age); 0: a year, as thumbnails.",
                   details: "Seconds clients may keep the fallback image (`Cache-Control: public, max-age=…`), and "
                       + "thumbd its rendering for that URL (in memory), so the real one shows soon after the "
-                      + "origin recovers.")
+                      + "origin recovers; 0: a year, as thumbnails (imgproxy's `TTL`).")
         }
     }
 }

@@ -5,7 +5,9 @@ import Glibc
 #endif
 import ThumbFetch
 import ThumbImaging
+import ThumbJobs
 import ThumbRequest
+import ThumbRuntime
 import ThumbServer
 
 /// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
@@ -37,13 +39,16 @@ extension Settings {
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
-        reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0.nonZero ?? configuration.fetch.maxBytes }
+        reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0 == 0 ? Int.max : $0 }
         reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
         reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
         reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
         reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
-        reader.integer(.fallbackImageHTTPCode) { configuration.fallback.status = $0 }
-        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 }
+        reader.integer(.fallbackImageHTTPCode) { code in
+            guard code == 0 || code >= 200 else { throw InvalidValue(expected: "expected 0 or an HTTP status from 200 to 599") }
+            configuration.fallback.status = code == 0 ? nil : code
+        }
+        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? FallbackImage.thumbnailMaxAge : $0 }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         reader.bool(.autoWebp) { configuration.negotiation.webp = $0 }
         reader.bool(.autoAvif) { configuration.negotiation.avif = $0 }
@@ -65,7 +70,7 @@ extension Settings {
             configuration.fetch.firstByteTimeoutMilliseconds = Int($0 * 1000)
         }
         reader.decimal(.timeout) { configuration.limits.requestTimeout = $0 }
-        reader.integer(.requestsQueueSize) { configuration.limits.queueSize = $0 }
+        reader.integer(.requestsQueueSize) { configuration.limits.queueSize = $0 == 0 ? Int.max : $0 }
         reader.integer(.maxConcurrentFetches) { configuration.limits.fetches = $0 }
         reader.integer(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = $0 }
         reader.integer(.maxConcurrentRenders) { configuration.limits.renders = $0 }
@@ -74,7 +79,9 @@ extension Settings {
         reader.decimal(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = $0 }
         reader.decimal(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = $0 }
         reader.integer(.maxRedirects) { configuration.fetch.maxRedirects = $0 }
-        reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
+        reader.read(.userAgent) {
+            configuration.fetch.userAgent = $0.replacingOccurrences(of: "%current_version", with: ThumbdVersion.current)
+        }
         reader.read(.sourceProxy) { configuration.fetch.proxy = $0.isEmpty ? nil : try proxyURL($0) }
         reader.bool(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = $0 }
         reader.bool(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = $0 }
@@ -136,6 +143,20 @@ extension Settings {
         var allowSecurityOptions = false
         var presets = Presets()
         var qualities: [ImageFormat: Int] = [:]
+        var base = ProcessingOptions()
+        reader.bool(.stripMetadata) { base.stripMetadata = $0 }
+        reader.bool(.keepCopyright) { base.keepCopyright = $0 }
+        reader.bool(.stripColorProfile) { base.stripColorProfile = $0 }
+        reader.bool(.autoRotate) { base.autoRotate = $0 }
+        reader.bool(.returnAttachment) { base.returnAttachment = $0 }
+        reader.read(.skipProcessingFormats) { text in
+            guard let option = URLOption(segment: Substring("skp:" + list(text).joined(separator: ":"))) else { return }
+            do throws(ThumbError) {
+                try OptionParser().apply(option, to: &base)
+            } catch {
+                throw InvalidValue(expected: "expected formats, comma-separated: \(error.publicMessage)")
+            }
+        }
         reader.integer(.quality) { quality in
             for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
         }
@@ -149,12 +170,12 @@ extension Settings {
             } catch let invalid as Presets.Invalid {
                 throw InvalidValue(expected: invalid.messages.joined(separator: "; "))
             }
-            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions).presetProblems()
+            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions, base: base).presetProblems()
             guard problems.isEmpty else { throw InvalidValue(expected: problems.joined(separator: "; ")) }
             presets = parsed
         }
         return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
-                            defaultQualities: qualities)
+                            defaultQualities: qualities, base: base)
     }
 
     /// `jpeg,png,heic`: the formats to decode, every unknown name reported.
@@ -350,10 +371,6 @@ extension Settings {
         }
         return bytes
     }
-}
-
-extension Int {
-    fileprivate var nonZero: Int? { self == 0 ? nil : self }
 }
 
 extension Logger.Level {
