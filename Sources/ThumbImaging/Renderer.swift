@@ -14,8 +14,11 @@ public struct Renderer: Sendable {
         /// imgproxy's max_animation_frames: 1 renders the first frame of an animation only;
         /// above 1, animations with up to this many frames stay animated.
         public var maxAnimationFrames = 1
-        /// The image `watermark` draws (imgproxy's WATERMARK_PATH); nil: `wm` does nothing.
+        /// The image `watermark` draws (imgproxy's WATERMARK_PATH or WATERMARK_DATA); nil: `wm`
+        /// does nothing.
         public var watermark: [UInt8]?
+        /// imgproxy's WATERMARK_OPACITY: the opacity a URL's `wm` asks for is a share of this.
+        public var watermarkOpacity = 1.0
         /// Seconds a render may take (decode to encode); past it, 422 and the key is free again.
         public var maxRenderSeconds = 10.0
         /// The formats thumbd decodes (SOURCE_FORMATS). HEIC (libheif with libde265) and TIFF
@@ -105,7 +108,7 @@ public struct Renderer: Sendable {
         }
         let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
         let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
-                                    watermark: configuration.watermark)
+                                    watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.pipeline {
                 if deadline.isPast { throw deadline.error }

@@ -18,7 +18,8 @@ public enum Setting: CaseIterable, Sendable {
     case presets, onlyPresets, allowSecurityOptions
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
     case quality, formatQuality
-    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir, watermarkPath
+    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
+    case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
 
     // swiftlint:disable:next function_body_length
@@ -257,6 +258,20 @@ public enum Setting: CaseIterable, Sendable {
         case .watermarkPath:
             .init("WATERMARK_PATH", imgproxy: true, .text, .none,
                   "Image file the wm option draws (PNG with transparency works best).")
+        case .watermarkData:
+            .init("WATERMARK_DATA", imgproxy: true, .text, .none, "The watermark image itself, in base64.")
+        case .watermarkOpacity:
+            .init("WATERMARK_OPACITY", imgproxy: true, .decimal(0...1), .field { $0.render.watermarkOpacity.shortText },
+                  "The watermark's opacity; a URL's wm opacity is a share of it.")
+        case .maxResultDimension:
+            .init("MAX_RESULT_DIMENSION", imgproxy: true, .integer(0...Int(Int32.max)), .field { _ in "0" },
+                  "Widest or tallest result, in pixels, where a URL does not say (mrd); beyond, 422; 0: no limit.")
+        case .trustedSignatures:
+            .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
+                  "Signatures accepted without checking, comma-separated.",
+                  details: "Signatures accepted without checking, comma-separated, even with a KEY set (a URL "
+                      + "signed by a tool that cannot sign, say); each is as good as a key for the paths it comes "
+                      + "with.")
         case .fallbackImagePath:
             .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
                   "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.",

@@ -41,6 +41,8 @@ extension Settings {
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
         reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0 == 0 ? Int.max : $0 }
         reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
+        reader.read(.watermarkData) { configuration.render.watermark = try imageData($0) }
+        reader.decimal(.watermarkOpacity) { configuration.render.watermarkOpacity = $0 }
         reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
         reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
         reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
@@ -97,6 +99,9 @@ extension Settings {
         if fallbackSources.count > 1 {
             reader.problems.append("\(fallbackSources.map(\.name).joined(separator: ", ")): give one fallback image only")
         }
+        if lookup(.watermarkPath) != nil && lookup(.watermarkData) != nil {
+            reader.problems.append("WATERMARK_PATH, WATERMARK_DATA: give one watermark only")
+        }
         // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
         let indexBytes = configuration.cache.indexBytes
         if UInt64(indexBytes) > configuration.cache.maxBytes / 2 {
@@ -120,11 +125,14 @@ extension Settings {
         reader.read(.salt) { salts = try hexList($0) }
         reader.integer(.signatureSize, why: "a shorter signature can be found by trying") { size = $0 }
         reader.bool(.insecure) { insecure = $0 }
+        var trusted: [String] = []
+        reader.read(.trustedSignatures) { trusted = list($0) }
         // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
         guard reader.problems.count == problemsBefore else { return nil }
         if insecure {
-            guard keys.isEmpty && salts.isEmpty else {
-                reader.problems.append("INSECURE is on but KEY or SALT is set: give a key to sign URLs, or insecure mode, not both")
+            guard keys.isEmpty && salts.isEmpty && trusted.isEmpty else {
+                reader.problems.append("INSECURE is on but KEY, SALT or TRUSTED_SIGNATURES is set: give a key to sign URLs, "
+                    + "or insecure mode, not both")
                 return nil
             }
             return .insecure
@@ -133,7 +141,7 @@ extension Settings {
             reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
             return nil
         }
-        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size, trusted: trusted)
     }
 
     /// Presets are checked against the security setting, so that one is read first; every
@@ -148,6 +156,7 @@ extension Settings {
         reader.bool(.keepCopyright) { base.keepCopyright = $0 }
         reader.bool(.stripColorProfile) { base.stripColorProfile = $0 }
         reader.bool(.autoRotate) { base.autoRotate = $0 }
+        reader.integer(.maxResultDimension) { base.maxResultDimension = $0 == 0 ? nil : $0 }
         reader.bool(.returnAttachment) { base.returnAttachment = $0 }
         reader.read(.skipProcessingFormats) { text in
             guard let option = URLOption(segment: Substring("skp:" + list(text).joined(separator: ":"))) else { return }

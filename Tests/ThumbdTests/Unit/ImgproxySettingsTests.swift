@@ -114,6 +114,30 @@ struct ImgproxySettingsTests {
         #expect(settings.fetch.userAgent == "MySite thumbd/\(ThumbdVersion.current)")
     }
 
+    @Test func aTrustedSignaturePassesUncheckedAndOthersStillNeedTheKey() throws {
+        // imgproxy-docs configuration/options.mdx: TRUSTED_SIGNATURES "won't check them even if
+        // IMGPROXY_KEY and IMGPROXY_SALT are set"
+        let settings = try Self.load(["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
+                                      "IMGPROXY_TRUSTED_SIGNATURES": "trusted-one,trusted-two"])
+        let verifier = settings.signing
+        #expect(throws: Never.self) { try verifier.verify(signature: "trusted-two", path: "/rs:fit:10/plain/http://a/b") }
+        #expect(throws: ThumbError.self) { try verifier.verify(signature: "trusted-three", path: "/rs:fit:10/plain/http://a/b") }
+        let signed = verifier.signedPath("/rs:fit:10/plain/http://a/b")
+        #expect(throws: Never.self) { try settings.requestPathParser.parse(rawPath: signed) }
+        #expect(Self.problems(["THUMBD_INSECURE": "true", "IMGPROXY_TRUSTED_SIGNATURES": "x"]).count == 1)
+    }
+
+    @Test func theWatermarkAndTheResultLimitComeFromImgproxysSettings() throws {
+        let mark = TestImages.draw("xc:red", width: 4, height: 4, format: .png)
+        let settings = try Self.load(["IMGPROXY_WATERMARK_DATA": Data(mark).base64EncodedString(),
+                                      "IMGPROXY_WATERMARK_OPACITY": "0.5", "IMGPROXY_MAX_RESULT_DIMENSION": "300"])
+        #expect(settings.render.watermark == mark)
+        #expect(settings.render.watermarkOpacity == 0.5)
+        #expect(try settings.options.initialOptions().maxResultDimension == 300)
+        #expect(try Self.load(["IMGPROXY_MAX_RESULT_DIMENSION": "0"]).options.initialOptions().maxResultDimension == nil)
+        #expect(Self.problems(["IMGPROXY_WATERMARK_OPACITY": "1.5"]).count == 1)
+    }
+
     @Test func editDistanceCountsEdits() {
         #expect(EnvironmentNames.editDistance("", "abc") == 3)
         #expect(EnvironmentNames.editDistance("abc", "") == 3)
