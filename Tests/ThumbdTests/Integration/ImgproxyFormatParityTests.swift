@@ -36,6 +36,19 @@ struct ImgproxyFormatParityTests {
         return try zip(misses, clients).map { ($0, try stack.get(path, headers: $1)) }
     }
 
+    /// An answer that is the source itself, with the source's type.
+    static func expectSource(_ response: HTTPResponse, _ source: [UInt8], type: String,
+                             sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(response.status == 200, sourceLocation: sourceLocation)
+        #expect(response.body == source, sourceLocation: sourceLocation)
+        #expect(response.headers["content-type"] == type, sourceLocation: sourceLocation)
+    }
+
+    /// Thumbnails nginx could serve: none after a refusal.
+    static func servedFiles(_ stack: TestStack) -> [String] {
+        stack.cacheFiles().filter { $0.hasPrefix("served/") }
+    }
+
     // MARK: Preferred formats
 
     // imgproxy processing/processing.go determineOutputFormat (isImageTypePreferred, findPreferredFormat);
@@ -131,9 +144,7 @@ struct ImgproxyFormatParityTests {
         defer { stack.shutdown() }
         let answers = try Self.missesThenHits(stack, path.replacing("ORIGIN", with: origin.url("")), [[:]])
         for response in [answers[0].miss, answers[0].hit] {
-            #expect(response.status == 200)
-            #expect(response.body == png)
-            #expect(response.headers["content-type"] == "image/png")
+            Self.expectSource(response, png, type: "image/png")
         }
     }
 
@@ -161,11 +172,8 @@ struct ImgproxyFormatParityTests {
 
         // Then each gets the source itself
         for answer in answers {
-            for response in [answer.miss, answer.hit] {
-                #expect(response.status == 200)
-                #expect(response.body == jpeg)
-                #expect(response.headers["content-type"] == "image/jpeg")
-            }
+            Self.expectSource(answer.miss, jpeg, type: "image/jpeg")
+            Self.expectSource(answer.hit, jpeg, type: "image/jpeg")
         }
     }
 
@@ -176,7 +184,7 @@ struct ImgproxyFormatParityTests {
         defer { stack.shutdown() }
         let response = try stack.get("/insecure/skp:gif/plain/\(origin.url("/flood.gif"))")
         #expect(response.status == 422)
-        #expect(stack.cacheFiles().filter { $0.hasPrefix("served/") }.isEmpty)
+        #expect(Self.servedFiles(stack).isEmpty)
     }
 
     // MARK: raw
@@ -193,9 +201,7 @@ struct ImgproxyFormatParityTests {
 
         // Then both answers are the source's bytes with its type, the same for every client
         for response in [answers[0].miss, answers[0].hit] {
-            #expect(response.status == 200)
-            #expect(response.body == png)
-            #expect(response.headers["content-type"] == "image/png")
+            Self.expectSource(response, png, type: "image/png")
             #expect(response.headers["vary"] == nil)
         }
     }
@@ -209,7 +215,7 @@ struct ImgproxyFormatParityTests {
         let response = try stack.get("/insecure/raw:1/plain/\(origin.url(source))")
         #expect(response.status == 422)
         #expect(response.headers["content-type"]?.hasPrefix("text/plain") == true)
-        #expect(stack.cacheFiles().filter { $0.hasPrefix("served/") }.isEmpty)
+        #expect(Self.servedFiles(stack).isEmpty)
     }
 
     @Test func rawKeepsTheSourceLimits() throws {
@@ -220,7 +226,7 @@ struct ImgproxyFormatParityTests {
         let other = try TestStack(environment: TestStack.signing)
         defer { other.shutdown() }
         #expect(try other.get("/insecure/raw:1/plain/\(origin.url("/flood.gif"))").status == 422)
-        #expect(stack.cacheFiles().filter { $0.hasPrefix("served/") }.isEmpty)
-        #expect(other.cacheFiles().filter { $0.hasPrefix("served/") }.isEmpty)
+        #expect(Self.servedFiles(stack).isEmpty)
+        #expect(Self.servedFiles(other).isEmpty)
     }
 }
