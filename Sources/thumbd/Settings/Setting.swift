@@ -21,6 +21,8 @@ public enum Setting: CaseIterable, Sendable {
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
+    // The output format's choice (where the URL names none, or the client's Accept overrides it).
+    case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
 
     // swiftlint:disable:next function_body_length
     public var declaration: SettingDeclaration {
@@ -293,6 +295,32 @@ public enum Setting: CaseIterable, Sendable {
                   details: "Seconds clients may keep the fallback image (`Cache-Control: public, max-age=…`), and "
                       + "thumbd its rendering for that URL (in memory), so the real one shows soon after the "
                       + "origin recovers; 0: a year, as thumbnails (imgproxy's `TTL`).")
+        case .preferredFormats:
+            .init("PREFERRED_FORMATS", imgproxy: true, .text,
+                  .field { $0.render.preferredFormats.formats.map(\.rawValue).joined(separator: ",") },
+                  "Formats for URLs that name none, comma-separated: the source's if listed, else the first that fits.",
+                  details: "The formats written where neither the URL nor the client's Accept picks one: the "
+                      + "source's own format if listed, else the first listed that keeps an animation (when "
+                      + "`MAX_ANIMATION_FRAMES` > 1) and transparency (the source's alpha, `padding` or `extend`, "
+                      + "without `background`), else the first listed. Formats imgproxy knows but thumbd does "
+                      + "not write (jxl, heic, ...) are skipped.")
+        case .enforceWebp:
+            .init("ENFORCE_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.enforceWebp)" },
+                  "WebP whenever the client accepts it, even where the URL names another format.",
+                  details: "WebP whenever the client's Accept has `image/webp`, even where the URL names another "
+                      + "format; every answer then varies by Accept. nginx's site must be written with "
+                      + "`--enforce webp` so that hits agree.")
+        case .enforceAvif:
+            .init("ENFORCE_AVIF", imgproxy: true, .boolean, .field { "\($0.negotiation.enforceAvif)" },
+                  "AVIF whenever the client accepts it, even where the URL names another format.",
+                  details: "AVIF whenever the client's Accept has `image/avif` (before WebP), even where the URL "
+                      + "names another format; nginx's site must be written with `--enforce avif`.")
+        case .enableWebpDetection:
+            .init("ENABLE_WEBP_DETECTION", imgproxy: true, .boolean, .none,
+                  "Deprecated name of AUTO_WEBP, which wins when both are set.")
+        case .enableAvifDetection:
+            .init("ENABLE_AVIF_DETECTION", imgproxy: true, .boolean, .none,
+                  "Deprecated name of AUTO_AVIF, which wins when both are set.")
         }
     }
 }

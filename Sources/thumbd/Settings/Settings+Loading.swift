@@ -52,8 +52,14 @@ extension Settings {
         }
         reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? FallbackImage.thumbnailMaxAge : $0 }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
+        // The deprecated names first: the current ones win.
+        reader.bool(.enableWebpDetection) { configuration.negotiation.webp = $0 }
+        reader.bool(.enableAvifDetection) { configuration.negotiation.avif = $0 }
         reader.bool(.autoWebp) { configuration.negotiation.webp = $0 }
         reader.bool(.autoAvif) { configuration.negotiation.avif = $0 }
+        reader.bool(.enforceWebp) { configuration.negotiation.enforceWebp = $0 }
+        reader.bool(.enforceAvif) { configuration.negotiation.enforceAvif = $0 }
+        reader.read(.preferredFormats) { configuration.render.preferredFormats = try preferredFormats($0) }
         reader.decimal(.maxRenderSeconds) { configuration.render.maxRenderSeconds = $0 }
         reader.integer(.maxAnimationFrames) { configuration.render.maxAnimationFrames = $0 }
         reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
@@ -196,6 +202,18 @@ extension Settings {
             throw InvalidValue(expected: "expected formats from \(all), comma-separated")
         }
         return Set(names.compactMap(SourceFormat.init(rawValue:)))
+    }
+
+    /// `jpeg,png,gif`, in order; names imgproxy knows but thumbd does not write are skipped, as
+    /// imgproxy skips formats it cannot save.
+    private static func preferredFormats(_ text: String) throws -> PreferredFormats {
+        let names = list(text).map { $0.lowercased() }.filter { !ImageFormat.otherImgproxyNames.contains($0) }
+        guard let formats = PreferredFormats(names.compactMap(ImageFormat.init(extension:))),
+              formats.formats.count == names.count else {
+            let known = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw InvalidValue(expected: "expected formats from \(known), comma-separated, at least one")
+        }
+        return formats
     }
 
     /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime
 @testable import ThumbServer
@@ -109,6 +110,22 @@ struct ConfigurationTests {
         #expect(try Self.load([.sourceFormats: "JPEG, png,heic"]).render.sourceFormats == [.jpeg, .png, .heic])
         #expect(Self.problems([.sourceFormats: "jpeg,svg"]).count == 1)
         #expect(Self.problems([.sourceFormats: ","]).count == 1)
+    }
+
+    // imgproxy processing/config.go (PREFERRED_FORMATS: formats it cannot save are skipped, none
+    // left is an error); clientfeatures/config.go; v3.31.4 config/config.go (ENABLE_WEBP_DETECTION,
+    // read before AUTO_WEBP)
+    @Test func theOutputFormatSettingsAreImgproxys() throws {
+        #expect(try Self.load([:]).render.preferredFormats.formats == [.jpeg, .png, .gif])
+        #expect(try Self.load([.preferredFormats: "webp, jxl, PNG"]).render.preferredFormats.formats == [.webp, .png])
+        #expect(Self.problems([.preferredFormats: "jxl"]).count == 1)
+        #expect(Self.problems([.preferredFormats: "jpeg,bogus"]).count == 1)
+
+        let negotiation = try Self.load([.enforceWebp: "true", .enforceAvif: "1", .enableWebpDetection: "true"]).negotiation
+        #expect(negotiation == FormatNegotiation(webp: true, enforceWebp: true, enforceAvif: true))
+        #expect(try Self.load([.enableAvifDetection: "true"]).negotiation.avif)
+        // the current name wins over the deprecated one
+        #expect(try !Self.load([.enableWebpDetection: "true", .autoWebp: "false"]).negotiation.webp)
     }
 
     @Test func paramsTimeoutIsRead() throws {

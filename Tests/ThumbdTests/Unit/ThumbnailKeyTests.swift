@@ -62,7 +62,7 @@ struct ThumbnailKeyTests {
         ("pixelate 1 or none", "/insecure/pix:1/\(plain)", "/insecure/\(plain)"),
         ("watermark of opacity 0 or none", "/insecure/wm:0:no/\(plain)", "/insecure/\(plain)"),
         ("header-only options", "/insecure/fn:cat/att:1/exp:99999999999/w:300/\(plain)", "/insecure/w:300/\(plain)"),
-        ("raw, which has no effect", "/insecure/raw:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("raw off", "/insecure/raw:0/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         // presets or the same options spelled out (the default preset applies to both)
         ("a preset or its options", "/insecure/pr:thumb/\(plain)", "/insecure/rs:fill:300:200/g:sm/q:70/\(plain)"),
         ("the default preset or its option", "/insecure/\(plain)", "/insecure/sh:0.5/\(plain)"),
@@ -122,6 +122,7 @@ struct ThumbnailKeyTests {
         ("fq with the source's format", "/insecure/fq:webp:50/\(plain)", "/insecure/\(plain)"),
         ("max bytes", "/insecure/mb:1000/\(plain)", "/insecure/\(plain)"),
         ("skip processing of the output format", "/insecure/skp:jpg/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("raw: the source itself", "/insecure/raw:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("cache buster", "/insecure/cb:1/\(plain)", "/insecure/cb:2/\(plain)"),
         ("max source resolution", "/insecure/msr:1/\(plain)", "/insecure/\(plain)"),
         ("max source file size", "/insecure/msfs:1000/\(plain)", "/insecure/\(plain)"),
