@@ -116,7 +116,7 @@ struct ThumbnailKeyTests {
         ("watermark", "/insecure/wm:0.5/\(plain)", "/insecure/wm:0.6/\(plain)"),
         ("watermark position", "/insecure/wm:0.5:no/\(plain)", "/insecure/wm:0.5:re/\(plain)"),
         ("strip metadata", "/insecure/sm:0/\(plain)", "/insecure/\(plain)"),
-        ("keep copyright while stripping", "/insecure/kcr:1/\(plain)", "/insecure/\(plain)"),
+        ("keep copyright while stripping", "/insecure/kcr:0/\(plain)", "/insecure/\(plain)"),
         ("strip colour profile", "/insecure/scp:0/\(plain)", "/insecure/\(plain)"),
         ("quality with the source's format", "/insecure/q:80/\(plain)", "/insecure/\(plain)"),
         ("fq with the source's format", "/insecure/fq:webp:50/\(plain)", "/insecure/\(plain)"),
