@@ -34,12 +34,8 @@ struct Service {
             throw ExitCode(2)
         }
         Self.returnLargeBuffersToTheSystem()
-        let level = configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        let (level, format) = (configuration.logLevel, configuration.logFormat)
+        LoggingSystem.bootstrap { _ in LineLogHandler(format: format, logLevel: level) }
         let logger = Logger(label: "thumbd")
         if configuration.signing.acceptsAnySignature {
             logger.warning("""

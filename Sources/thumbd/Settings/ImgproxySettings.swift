@@ -245,7 +245,6 @@ enum ImgproxySettings {
         ]),
         (.sameAsThumbd("false", otherwise: "errors name their cause in the log; answers say it in a line"),
          ["DEVELOPMENT_ERRORS_MODE"]),
-        (.refused("thumbd writes one line per event to stderr, which systemd's journal keeps"), ["LOG_FORMAT"]),
         (.sameAsThumbd("false", otherwise: "thumbd logs to stderr; the journal forwards to syslog"), ["SYSLOG_ENABLE"]),
         (.refused("thumbd logs to stderr; the journal forwards to syslog"),
          ["SYSLOG_LEVEL", "SYSLOG_NETWORK", "SYSLOG_ADDRESS", "SYSLOG_TAG"]),

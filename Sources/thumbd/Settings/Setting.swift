@@ -6,7 +6,7 @@ import ThumbRequest
 /// docs/configuration.md are all derived from it.
 public enum Setting: CaseIterable, Sendable {
     case config
-    case listen, socketGroup, paramsTimeout, workers, logLevel
+    case listen, socketGroup, paramsTimeout, workers, logLevel, logFormat
     case cacheRoot, cacheIndex, cacheMaxBytes, cacheMaxEntries, cacheLowWater, cacheHitsLog
     case key, salt, signatureSize, insecure
     case baseURL, allowedSources, allowedSourceAddresses, localFileSystemRoot
@@ -50,6 +50,9 @@ public enum Setting: CaseIterable, Sendable {
                       + "`MAX_CONCURRENT_RENDERS`.)")
         case .logLevel:
             .init("LOG_LEVEL", imgproxy: true, .text, .field { $0.logLevel.rawValue }, "debug, info, warn or error.")
+        case .logFormat:
+            .init("LOG_FORMAT", imgproxy: true, .text, .field { $0.logFormat.rawValue },
+                  "pretty, structured (logfmt), json or gcp (Google Cloud Logging's JSON).")
         case .cacheRoot:
             .init("CACHE_ROOT", .text, .field { $0.cacheRoot },
                   "The directory nginx serves thumbnails from (its root).")

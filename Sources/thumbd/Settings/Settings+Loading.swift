@@ -35,6 +35,9 @@ extension Settings {
         reader.integer(.cacheMaxEntries) { configuration.cache.maxEntries = $0 }
         reader.integer(.cacheLowWater) { configuration.cache.lowWaterPercent = $0 }
         reader.integer(.workers) { configuration.workers = $0 }
+        reader.read(.logFormat) {
+            configuration.logFormat = try parse($0, as: LogFormat.init(rawValue:), expected: "pretty, structured, json or gcp")
+        }
         reader.read(.logLevel) { configuration.logLevel = try parse($0, as: Logger.Level.init(imgproxyName:), expected: "debug, info, warn or error") }
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }

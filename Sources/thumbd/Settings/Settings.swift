@@ -23,6 +23,7 @@ public struct Settings: Sendable {
     /// FastCGI worker threads; each request runs on one from start to end.
     public var workers = 2 * System.coreCount
     public var logLevel = Logger.Level.info
+    public var logFormat = LogFormat.pretty
     /// No key and not insecure: no URL verifies (serving refuses to start so, see `signingProblem`).
     public var signing = SignatureVerifier(pairs: [])
     /// Prepended to sources without a scheme.

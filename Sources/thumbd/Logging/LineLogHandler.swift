@@ -1,0 +1,99 @@
+import Foundation
+import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes each event as one line to standard error, for a person or in a format a log pipeline
+/// reads (logfmt, JSON). One write per line (a pipe or the journal never interleaves two); the time is UTC with
+/// milliseconds. swift-log checks the level before the handler is called and builds metadata
+/// only then, so a line that is off costs nothing here.
+struct LineLogHandler: LogHandler {
+    let format: LogFormat
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    // The flat method: swift-log's older releases, which Package.swift allows, know no other.
+    // swiftlint:disable:next function_parameter_count
+    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+             file: String, function: String, line: UInt) {
+        var fields = self.metadata
+        if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
+        if let explicit { fields.merge(explicit) { $1 } }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let text = Self.line(format: format, time: now, level: level, message: message.description, fields: fields)
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// The line for one event, its newline included.
+    static func line(format: LogFormat, time: timespec, level: Logger.Level, message: String, fields: Logger.Metadata) -> String {
+        let stamp = timestamp(time)
+        let sorted = fields.sorted { $0.key < $1.key }.map { ($0.key, "\($0.value)") }
+        switch format {
+        case .structured:
+            let pairs = [("time", stamp), ("level", level.rawValue), ("msg", message)] + sorted
+            return pairs.map { "\($0.0)=\(logfmt($0.1))" }.joined(separator: " ") + "\n"
+        case .json, .gcp:
+            let head = format == .gcp
+                ? [("time", stamp), ("severity", gcpSeverity(level)), ("message", message)]
+                : [("time", stamp), ("level", level.rawValue), ("msg", message)]
+            let pairs = head + sorted.filter { key, _ in !head.contains { $0.0 == key } }
+            return "{" + pairs.map { "\(json($0.0)):\(json($0.1))" }.joined(separator: ",") + "}\n"
+        case .pretty:
+            // As swift-log's StreamLogHandler wrote it: the message last.
+            let pairs = sorted.map { "\($0.0)=\($0.1) " }.joined()
+            return "\(stamp) \(level.rawValue) thumbd: \(pairs)\(message)\n"
+        }
+    }
+
+    /// `2026-11-26T16:05:09.042Z`
+    static func timestamp(_ time: timespec) -> String {
+        var seconds = time.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                      parts.tm_hour, parts.tm_min, parts.tm_sec, time.tv_nsec / 1_000_000)
+    }
+
+    /// A logfmt value: bare when it is one plain word, else quoted with `"` and `\` escaped.
+    static func logfmt(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" }
+        return plain ? value : json(value)
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped; the rest as UTF-8.
+    static func json(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    private static func gcpSeverity(_ level: Logger.Level) -> String {
+        switch level {
+        case .trace, .debug: "DEBUG"
+        case .info: "INFO"
+        case .notice: "NOTICE"
+        case .warning: "WARNING"
+        case .error: "ERROR"
+        case .critical: "CRITICAL"
+        }
+    }
+}
