@@ -24,11 +24,11 @@ struct OptionArguments {
         let what = range.lowerBound == range.upperBound
             ? "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
             : "\(range.lowerBound) to \(range.upperBound) arguments"
-        throw .badRequest("\(name) takes \(what), got \(values.count)")
+        throw .invalidURL("\(name) takes \(what), got \(values.count)")
     }
 
     func invalid(_ index: Int, _ what: String = "argument", expected: String) -> ThumbError {
-        .badRequest("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
+        .invalidURL("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
     }
 
     func integer(_ index: Int, in range: ClosedRange<Int>, what: String = "argument") throws(ThumbError) -> Int? {
@@ -80,16 +80,16 @@ struct OptionArguments {
         let given = values.count - start
         switch anchor {
         case .smart:
-            guard given == 1 else { throw .badRequest("\(name): gravity sm takes no offsets") }
+            guard given == 1 else { throw .invalidURL("\(name): gravity sm takes no offsets") }
             return Gravity(anchor: .smart)
         case .focusPoint:
             guard given == 3, let x = try decimal(start + 1, .from(0, to: 1), what: "focus point"),
                   let y = try decimal(start + 2, .from(0, to: 1), what: "focus point") else {
-                throw .badRequest("\(name): gravity fp takes x and y, each from 0 to 1")
+                throw .invalidURL("\(name): gravity fp takes x and y, each from 0 to 1")
             }
             return Gravity(anchor: .focusPoint, offsetX: x, offsetY: y)
         default:
-            guard given <= 3 else { throw .badRequest("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
+            guard given <= 3 else { throw .invalidURL("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
             let carried = current.anchor.isCompass ? current : Gravity()
             let limit = Double(ProcessingOptions.maxDimension)
             return Gravity(anchor: anchor,

@@ -71,10 +71,10 @@ public struct OptionParser: Sendable {
     private func applyPresets(_ names: [String], to options: inout ProcessingOptions,
                               within path: [String]) throws(ThumbError) {
         for name in names where !name.isEmpty {
-            guard let preset = presets[name] else { throw .badRequest("unknown preset \(name.debugDescription)") }
+            guard let preset = presets[name] else { throw .invalidURL("unknown preset \(name.debugDescription)") }
             guard !path.contains(name) else {
                 let chain = (path + [name]).map(\.debugDescription).joined(separator: " → ")
-                throw .badRequest("preset \(name.debugDescription) includes itself: \(chain)")
+                throw .invalidURL("preset \(name.debugDescription) includes itself: \(chain)")
             }
             for option in preset {
                 try apply(option, to: &options, within: path + [name])
@@ -87,7 +87,7 @@ extension ThumbError {
     /// The message without the status's prefix.
     fileprivate var detail: String {
         switch self {
-        case .badRequest(let why), .forbidden(let why): why
+        case .invalidURL(let why), .badRequest(let why), .forbidden(let why): why
         default: publicMessage
         }
     }

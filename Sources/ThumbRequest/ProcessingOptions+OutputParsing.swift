@@ -46,7 +46,7 @@ extension ProcessingOptions {
             guard allowSecurityOptions else { throw .forbidden("security options are not allowed") }
             try applySecurity(option.name, args)
         default:
-            throw .badRequest("unknown option \(option.name)")
+            throw .invalidURL("unknown option \(option.name)")
         }
     }
 
@@ -63,13 +63,13 @@ extension ProcessingOptions {
             var channels: [UInt8] = []
             for index in 0..<3 {
                 guard let value = try args.integer(index, in: 0...255) else {
-                    throw .badRequest("\(args.name): R:G:B needs all three channels")
+                    throw .invalidURL("\(args.name): R:G:B needs all three channels")
                 }
                 channels.append(UInt8(value))
             }
             background = RGBColor(red: channels[0], green: channels[1], blue: channels[2])
         default:
-            throw .badRequest("\(args.name) takes 1 or 3 arguments, got \(args.count)")
+            throw .invalidURL("\(args.name) takes 1 or 3 arguments, got \(args.count)")
         }
     }
 
@@ -101,7 +101,7 @@ extension ProcessingOptions {
     private mutating func applyFormatQuality(_ args: OptionArguments) throws(ThumbError) {
         guard args.count.isMultiple(of: 2) else {
             let last = args.values[args.count - 1].debugDescription
-            throw .badRequest("\(args.name) takes format:quality pairs: \(last) has no quality")
+            throw .invalidURL("\(args.name) takes format:quality pairs: \(last) has no quality")
         }
         for index in stride(from: 0, to: args.count, by: 2) {
             let format = try Self.format(args, index, allowingOthers: true)
@@ -173,7 +173,7 @@ extension ProcessingOptions {
         case "max_result_dimension", "mrd":
             maxResultDimension = try args.integer(0, in: 1...Int(Int32.max)) ?? maxResultDimension
         default:
-            throw .badRequest("\(name) is not supported")
+            throw .invalidURL("\(name) is not supported")
         }
     }
 }

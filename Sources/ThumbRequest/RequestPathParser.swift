@@ -52,9 +52,9 @@ public struct RequestPathParser: Sendable {
 
     /// `/{signature}{signed path}`: the signed path keeps its leading slash.
     private static func split(_ path: ArraySlice<UInt8>) throws(ThumbError) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
-        guard path.first == UInt8(ascii: "/") else { throw .badRequest("path must start with /") }
+        guard path.first == UInt8(ascii: "/") else { throw .invalidURL("path must start with /") }
         let afterSlash = path.dropFirst()
-        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .badRequest("missing options and source") }
+        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .invalidURL("missing options and source") }
         return (afterSlash[..<slash], afterSlash[slash...])
     }
 
@@ -68,7 +68,7 @@ public struct RequestPathParser: Sendable {
         let sourceStart: Int
         if options.onlyPresets {
             // imgproxy's presets-only URLs: `/{signature}/{preset}:{preset}/{source}`.
-            guard let first = segments.first else { throw .badRequest("missing presets and source") }
+            guard let first = segments.first else { throw .invalidURL("missing presets and source") }
             try options.applyPresets(URLOption.fields(of: first), to: &processing)
             sourceStart = 1
         } else {

@@ -170,12 +170,12 @@ struct OptionParsingTests {
 
         let error = #expect(throws: ThumbError.self) { try parser.parse(rawPath: invalid.path) }
 
-        guard case .badRequest(let message)? = error else {
-            Issue.record("expected .badRequest, got \(String(describing: error))")
+        guard case .invalidURL(let message)? = error else {
+            Issue.record("expected .invalidURL, got \(String(describing: error))")
             return
         }
         #expect(message.contains(invalid.names), "message: \(message)")
-        #expect(error?.status == 400)
+        #expect(error?.status == 404)
     }
 
     @Test(arguments: [
@@ -210,7 +210,7 @@ struct OptionParsingTests {
     @Test func gravityErrorListsEveryType() {
         let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
-        #expect(throws: ThumbError.badRequest(
+        #expect(throws: ThumbError.invalidURL(
             "invalid g type \"north\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp")) {
             try parser.parse(rawPath: "/insecure/g:north/plain/http://h/a.jpg")
         }

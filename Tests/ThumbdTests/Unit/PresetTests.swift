@@ -84,7 +84,7 @@ struct PresetTests {
     }
 
     @Test func unknownPresetIsABadRequestNamingIt() {
-        #expect(throws: ThumbError.badRequest(#"unknown preset "zz""#)) {
+        #expect(throws: ThumbError.invalidURL(#"unknown preset "zz""#)) {
             try Self.parse("/insecure/pr:a:zz/plain/http://h/a.jpg", presets: "a=w:1")
         }
     }
@@ -95,7 +95,7 @@ struct PresetTests {
                                                     "b": [URLOption(name: "pr", arguments: ["a"])]]))
 
         // Then using one is a 400 that shows the loop, not a hang
-        #expect(throws: ThumbError.badRequest(#"preset "a" includes itself: "a" → "b" → "a""#)) {
+        #expect(throws: ThumbError.invalidURL(#"preset "a" includes itself: "a" → "b" → "a""#)) {
             try OptionTable.parser(parser).parse(rawPath: "/insecure/pr:a/plain/http://h/a.jpg")
         }
     }
@@ -120,7 +120,7 @@ struct PresetTests {
         ("/insecure/a", "missing source URL"),
     ])
     func onlyPresetsModeTakesNoOptions(_ path: String, message: String) {
-        #expect(throws: ThumbError.badRequest(message)) {
+        #expect(throws: ThumbError.invalidURL(message)) {
             try Self.parse(path, presets: "a=w:100", onlyPresets: true)
         }
     }

@@ -39,7 +39,7 @@ struct RequestURITests {
         ("an escaped extension marker", "/insecure/w:10/plain/http://h/a.jpg%40png"),
         ("an escaped percent sign", "/insecure/w:10/plain/http://h/a%2520b.jpg"),
         ("an escaped slash in the signature", "/insec%2Fure/w:10/plain/http://h/a.jpg"),
-        ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp:%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
+        ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp%3a%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
     ])
     func refusesWhatReadsOtherwiseDecoded(_ what: String, requestURI: String) {
         let error = #expect(throws: ThumbError.self, "\(what)") { try Self.parse(Self.insecure, requestURI) }
