@@ -1,7 +1,9 @@
 import ThumbRuntime
 
 /// Turns the raw request path `/{signature}/{option}/.../{source}` into a verified
-/// `ThumbnailRequest`. The signature covers the path exactly as the client sent it.
+/// `ThumbnailRequest`. The signature covers the path as the client sent it, once `PathRepair` has
+/// undone what proxies do to paths (imgproxy's order: cut the query, split off the signature,
+/// repair, verify, parse).
 public struct RequestPathParser: Sendable {
     public let verifier: SignatureVerifier
     public let baseURL: String?
@@ -17,27 +19,30 @@ public struct RequestPathParser: Sendable {
     public func parse(rawPath: String) throws(ThumbError) -> ThumbnailRequest {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
-        try verifier.verify(signature: Array(signature), path: Array(signedPath))
-        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+        let repaired = PathRepair.repaired(signedPath)
+        try verifier.verify(signature: Array(signature), path: repaired)
+        return try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
     }
 
     /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
     /// those bytes. nginx stores the answer at the percent-decoded path, which is a URL too: so the
     /// path must be UTF-8 once decoded, and must ask for the same thumbnail decoded as raw (an
-    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else).
+    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else). Both
+    /// are read repaired: the decoded path, asked for itself, is repaired the same way.
     public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
-        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        let repaired = PathRepair.repaired(signedPath)
+        try verifier.verify(signature: Array(signature), path: repaired)
         guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
-        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+        let request = try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
         // Most paths have no escape: decoded, they are the same bytes, and parse the same.
         if decoded.utf8.elementsEqual(path) { return request }
         let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
         let asStored = decodedSignedPath.flatMap {
-            try? parse(signedPath: String(decoding: $0, as: UTF8.self), signature: request.signature)
+            try? parse(signedPath: String(decoding: PathRepair.repaired($0), as: UTF8.self), signature: request.signature)
         }
         guard asStored == request else {
             throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
