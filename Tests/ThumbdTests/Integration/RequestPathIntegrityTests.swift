@@ -98,6 +98,36 @@ struct RequestPathIntegrityTests {
         }
     }
 
+    /// imgproxy options/parser/processing_options_test.go TestParsePlainURLEscaped: a plain source
+    /// escaped as a whole; and one with a space and UTF-8, which libcurl is given escaped again.
+    @Test func aPlainSourceIsFetchedEscapedHoweverTheURLSpellsIt() throws {
+        // Given a photo whose name has a space and an é, as the origin's request line spells it
+        let origin = try TestOrigin()
+        origin.serve("/caf%C3%A9%201.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: Self.key)
+        defer { stack.shutdown() }
+        let source = origin.url("/caf\u{E9} 1.jpg")
+        let wholeEscaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let spellings: [[UInt8]] = [
+            Array("/w:32/plain/\(wholeEscaped)@png".utf8),
+            Array("/w:32/plain/\(origin.url("/caf%C3%A9%201.jpg"))@png".utf8),
+            Array("/w:32/plain/\(origin.url("/caf\u{E9}%201.jpg"))@png".utf8),
+        ]
+
+        for spelling in spellings {
+            // When the spelling is asked for, signed as it is
+            let response = try stack.get(rawPath: Self.signed(spelling))
+
+            // Then the origin was asked for the photo, escaped, and the thumbnail is made
+            #expect(response.status == 200, "\(String(decoding: spelling, as: UTF8.self)): \(response.text)")
+            #expect(try ImageProbe(response.body).width == 32)
+        }
+        // and only ever by the escaped name, each spelling stored under its own signature
+        #expect(origin.requestCount("/caf%C3%A9%201.jpg") > 0)
+        #expect(origin.totalRequests == origin.requestCount("/caf%C3%A9%201.jpg"))
+        #expect(stack.cacheFiles().count == spellings.count)
+    }
+
     @Test func anEscapedExtensionMarkerIsRefused() throws {
         // Given a source that exists under both names
         let origin = try TestOrigin()
