@@ -49,6 +49,7 @@ struct OptionParsingTests {
         Valid(path: "/insecure/el:1/plain/http://h/a.jpg", options: .with { $0.enlarge = true }),
         Valid(path: "/insecure/enlarge:t/plain/http://h/a.jpg", options: .with { $0.enlarge = true }),
         Valid(path: "/insecure/el:true/el:false/plain/http://h/a.jpg", options: .with { $0.enlarge = false }),
+        Valid(path: "/insecure/el:true/el:yes/plain/http://h/a.jpg", options: .with { $0.enlarge = false }),
         // q / quality
         Valid(path: "/insecure/q:0/plain/http://h/a.jpg", options: .with { $0.quality = 0 }),
         Valid(path: "/insecure/q:100/plain/http://h/a.jpg", options: .with { $0.quality = 100 }),
@@ -145,7 +146,6 @@ struct OptionParsingTests {
         Invalid(path: "/insecure/g:north/plain/http://h/a.jpg", names: #"invalid g type "north""#),
         Invalid(path: "/insecure/g:no:x/plain/http://h/a.jpg", names: #"invalid g offset "x""#),
         Invalid(path: "/insecure/f:bmp/plain/http://h/a.jpg", names: #"invalid f format "bmp""#),
-        Invalid(path: "/insecure/el:yes/plain/http://h/a.jpg", names: #"invalid el argument "yes""#),
         Invalid(path: "/insecure/w:1:2/plain/http://h/a.jpg", names: "w takes 1 argument, got 2"),
         Invalid(path: "/insecure/rs:fit:1:2:0:0:ce:0:0:0/plain/http://h/a.jpg", names: "rs takes 1 to 8 arguments, got 9"),
         Invalid(path: "/insecure/s:1:2:0:0:ce:0:0:0/plain/http://h/a.jpg", names: "s takes 1 to 7 arguments, got 8"),

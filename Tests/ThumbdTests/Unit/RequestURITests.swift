@@ -36,6 +36,7 @@ struct RequestURITests {
     /// Escapes that change what the path asks for once decoded (`%3a`: only `%3A` is repaired).
     @Test(arguments: [
         ("an option hidden in an escaped /", "/insecure/cb:1%2Fwm%3a0.5%3ace/plain/http://h/a.jpg"),
+        ("an option hidden in a file name", "/insecure/fn:a%2Fwm%3A0.5/plain/http://h/a.jpg"),
         ("an argument split by an escaped lower-case :", "/insecure/fn:photo%3at/plain/http://h/a.jpg"),
         ("an escaped : in a source that reads as another scheme", "/insecure/w:10/plain/http:/%2Fh/a.jpg"),
         ("an escaped extension marker", "/insecure/w:10/plain/http://h/a.jpg%40png"),
