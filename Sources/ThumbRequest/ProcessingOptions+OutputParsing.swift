@@ -45,6 +45,8 @@ extension ProcessingOptions {
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             guard allowSecurityOptions else { throw .forbidden("security options are not allowed") }
             try applySecurity(option.name, args)
+        case "preserve_hdr", "ph", "enforce_thumbnail", "eth":
+            throw .invalidURL("option \(option.name) is not supported")
         default:
             throw .invalidURL("unknown option \(option.name)")
         }

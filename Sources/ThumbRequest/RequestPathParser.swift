@@ -20,7 +20,7 @@ public struct RequestPathParser: Sendable {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
-        try verifier.verify(signature: Array(signature), path: repaired)
+        try verify(signature, repaired)
         return try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
     }
 
@@ -33,7 +33,7 @@ public struct RequestPathParser: Sendable {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
-        try verifier.verify(signature: Array(signature), path: repaired)
+        try verify(signature, repaired)
         guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
@@ -48,6 +48,15 @@ public struct RequestPathParser: Sendable {
             throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
         }
         return request
+    }
+
+    /// Without a key any signature passes, but not a segment with a colon: that is an option, and
+    /// the signature was left out (imgproxy's security/signature.go says so, with a 403).
+    private func verify(_ signature: ArraySlice<UInt8>, _ path: [UInt8]) throws(ThumbError) {
+        if verifier.acceptsAnySignature, signature.contains(UInt8(ascii: ":")) {
+            throw .forbidden("the signature appears to be a processing option: a URL starts with its signature")
+        }
+        try verifier.verify(signature: Array(signature), path: path)
     }
 
     /// The signature as the cache names files by it: only one that a key verified.
@@ -77,6 +86,10 @@ public struct RequestPathParser: Sendable {
             try options.applyPresets(URLOption.fields(of: first), to: &processing)
             sourceStart = 1
         } else {
+            // `/{signature}/fill/300/400/...`: imgproxy's old URL format, which it names when it refuses it.
+            if let first = segments.first, ResizingType(rawValue: String(first)) != nil {
+                throw .invalidURL("it looks like you're using the deprecated basic URL format")
+            }
             // imgproxy's rule: options are the leading segments with a colon; the source begins after.
             sourceStart = segments.firstIndex { !$0.utf8.contains(UInt8(ascii: ":")) } ?? segments.endIndex
             for segment in segments[..<sourceStart] {

@@ -28,7 +28,8 @@ public struct SourceURL: Sendable, Hashable {
         }
         guard !raw.isEmpty else { throw .invalidURL("missing source URL") }
         url = try Self.absolute(raw, baseURL: baseURL)
-        if let ext {
+        // An empty extension (`...@`, `....`) names no format, as in imgproxy.
+        if let ext, !ext.isEmpty {
             guard let format = ImageFormat(extension: String(ext)) else {
                 throw .invalidURL("invalid extension \(String(ext).debugDescription): expected jpg, png, webp, gif or avif")
             }
