@@ -134,7 +134,7 @@ struct OutputOptionTests {
         BadOptionRow("fn:!!!:1", #"invalid fn argument "!!!": expected base64url of a UTF-8 name"#),
         BadOptionRow("fn:a:1:2", "fn takes 1 to 2 arguments, got 3"),
         // not thumbd's
-        BadOptionRow("eth:1", "unknown option eth"),
+        BadOptionRow("eth:1", "option eth is not supported"),
         BadOptionRow("pr:zz", #"unknown preset "zz""#),
         // imgproxy requires these arguments: an empty one is as invalid as a bad one
         BadOptionRow("wm:0.5:no/wm::so", #"invalid wm opacity """#),

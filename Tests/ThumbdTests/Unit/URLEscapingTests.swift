@@ -2,7 +2,7 @@ import Testing
 @testable import ThumbFetch
 
 /// A plain source is decoded when the URL is parsed; what libcurl is given is escaped again.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(2)))
 struct URLEscapingTests {
     @Test(arguments: [
         ("http://h/a b.jpg", "http://h/a%20b.jpg"),
