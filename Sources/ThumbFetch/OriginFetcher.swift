@@ -70,7 +70,7 @@ public struct OriginFetcher: Sendable {
         defer { handles.give(easy) }
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.totalTimeoutMilliseconds) * 1_000_000
         let rules = sourceRules.current
-        var url = url
+        var url = URLEscaping.escaped(url)
         for _ in 0...configuration.maxRedirects {
             let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
             guard remaining > 0 else { throw .originTimeout }
@@ -80,7 +80,7 @@ public struct OriginFetcher: Sendable {
                 guard rules.allowedSources.allows(next) else {
                     throw .sourceNotAllowed("\(url) redirects to \(next), which is not in the allowed sources")
                 }
-                url = next
+                url = URLEscaping.escaped(next)
                 continue
             }
             switch status {

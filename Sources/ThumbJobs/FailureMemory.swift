@@ -37,7 +37,7 @@ public final class FailureMemory: Sendable {
         switch error {
         case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
         case .originFailed, .originTimeout: seconds = lifetimes.failure
-        case .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
+        case .invalidURL, .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
         }
         guard seconds > 0 else { return }
         let until = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)

@@ -59,7 +59,7 @@ extension ThumbError {
     var fallsBack: Bool {
         switch self {
         case .sourceNotFound, .sourceTooLarge, .unprocessable, .originFailed, .originTimeout: true
-        case .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
+        case .invalidURL, .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
         }
     }
 }

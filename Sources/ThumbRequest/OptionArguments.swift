@@ -24,38 +24,47 @@ struct OptionArguments {
         let what = range.lowerBound == range.upperBound
             ? "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
             : "\(range.lowerBound) to \(range.upperBound) arguments"
-        throw .badRequest("\(name) takes \(what), got \(values.count)")
+        throw .invalidURL("\(name) takes \(what), got \(values.count)")
     }
 
     func invalid(_ index: Int, _ what: String = "argument", expected: String) -> ThumbError {
-        .badRequest("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
+        .invalidURL("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
     }
 
-    func integer(_ index: Int, in range: ClosedRange<Int>, what: String = "argument") throws(ThumbError) -> Int? {
-        guard let text = self[index] else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw invalid(index, what, expected: "a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
+    /// The argument at `index`, which may be empty only where the option keeps its value; where
+    /// imgproxy reads it as a number, a colour or a name it requires one (`required`), and an
+    /// empty argument is refused as any bad value is.
+    private func text(_ index: Int, required: Bool, what: String, expected: String) throws(ThumbError) -> String? {
+        if let text = self[index] { return text }
+        if required { throw invalid(index, what, expected: expected) }
+        return nil
+    }
+
+    func integer(_ index: Int, in range: ClosedRange<Int>, what: String = "argument",
+                 required: Bool = false) throws(ThumbError) -> Int? {
+        let expected = "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        guard let text = try text(index, required: required, what: what, expected: expected) else { return nil }
+        guard let value = Int(text), range.contains(value) else { throw invalid(index, what, expected: expected) }
         return value
     }
 
-    func decimal(_ index: Int, _ bounds: DecimalBounds, what: String = "argument") throws(ThumbError) -> Double? {
-        guard let text = self[index] else { return nil }
+    func decimal(_ index: Int, _ bounds: DecimalBounds, what: String = "argument",
+                 required: Bool = false) throws(ThumbError) -> Double? {
+        guard let text = try text(index, required: required, what: what, expected: bounds.expectation) else {
+            return nil
+        }
         guard let value = Double(text), bounds.contains(value) else {
             throw invalid(index, what, expected: bounds.expectation)
         }
         return value
     }
 
-    /// Go's `strconv.ParseBool` spellings, as imgproxy reads them; anything else is refused
-    /// rather than read as false.
-    func bool(_ index: Int, what: String = "argument") throws(ThumbError) -> Bool? {
-        guard let text = self[index] else { return nil }
-        switch text {
-        case "1", "t", "T", "true", "TRUE", "True": return true
-        case "0", "f", "F", "false", "FALSE", "False": return false
-        default: throw invalid(index, what, expected: "1, t, true, 0, f or false")
-        }
+    /// imgproxy's booleans: Go's `strconv.ParseBool` true spellings are true, and anything else,
+    /// an empty argument included, false (imgproxy logs a warning and goes on). nil for an absent
+    /// argument, and for an empty one where the option keeps its value (`emptyKeeps`).
+    func bool(_ index: Int, emptyKeeps: Bool = true) -> Bool? {
+        guard index < values.count, !(emptyKeeps && values[index].isEmpty) else { return nil }
+        return ["1", "t", "T", "true", "TRUE", "True"].contains(values[index])
     }
 
     /// `RRGGBB` or `RGB`, without `#`.
@@ -67,29 +76,27 @@ struct OptionArguments {
 
     /// `type[:x[:y]]` from `start` on: a compass type with offsets in pixels (absent or empty
     /// ones keep the current compass offsets, as imgproxy keeps them), `sm` without offsets, or
-    /// `fp:x:y` with both shares in 0...1. An empty type keeps the current one.
+    /// `fp:x:y` with both shares in 0...1. The type is required, as imgproxy requires it.
     func gravity(from start: Int, allowed: [Gravity.Anchor], current: Gravity, what: String) throws(ThumbError)
         -> Gravity {
-        var anchor = current.anchor
-        if let text = self[start] {
-            guard let parsed = Gravity.Anchor(rawValue: text), allowed.contains(parsed) else {
-                throw invalid(start, what, expected: "one of " + allowed.map(\.rawValue).joined(separator: ", "))
-            }
-            anchor = parsed
+        let expected = "one of " + allowed.map(\.rawValue).joined(separator: ", ")
+        guard let text = try text(start, required: true, what: what, expected: expected),
+              let anchor = Gravity.Anchor(rawValue: text), allowed.contains(anchor) else {
+            throw invalid(start, what, expected: expected)
         }
         let given = values.count - start
         switch anchor {
         case .smart:
-            guard given == 1 else { throw .badRequest("\(name): gravity sm takes no offsets") }
+            guard given == 1 else { throw .invalidURL("\(name): gravity sm takes no offsets") }
             return Gravity(anchor: .smart)
         case .focusPoint:
             guard given == 3, let x = try decimal(start + 1, .from(0, to: 1), what: "focus point"),
                   let y = try decimal(start + 2, .from(0, to: 1), what: "focus point") else {
-                throw .badRequest("\(name): gravity fp takes x and y, each from 0 to 1")
+                throw .invalidURL("\(name): gravity fp takes x and y, each from 0 to 1")
             }
             return Gravity(anchor: .focusPoint, offsetX: x, offsetY: y)
         default:
-            guard given <= 3 else { throw .badRequest("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
+            guard given <= 3 else { throw .invalidURL("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
             let carried = current.anchor.isCompass ? current : Gravity()
             let limit = Double(ProcessingOptions.maxDimension)
             return Gravity(anchor: anchor,

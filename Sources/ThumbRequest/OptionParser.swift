@@ -42,14 +42,14 @@ public struct OptionParser: Sendable {
         try apply(option, to: &options, within: [])
     }
 
-    /// The presets named, in order; an empty name is skipped, an unknown one is a 400 naming it.
+    /// The presets named, in order; an unknown one (an empty name too) is refused, naming it.
     public func applyPresets(_ names: [String], to options: inout ProcessingOptions) throws(ThumbError) {
         try applyPresets(names, to: &options, within: [])
     }
 
     /// Each preset applied on its own to the defaults, as imgproxy checks them at start: one
-    /// message per preset that would fail a request (a bad option, an unknown preset, a preset
-    /// that includes itself, a security option while they are not allowed), naming the preset.
+    /// message per preset that would fail a request (a bad option, an unknown preset, a security
+    /// option while they are not allowed), naming the preset.
     public func presetProblems() -> [String] {
         presets.names.compactMap { name -> String? in
             var options = ProcessingOptions()
@@ -62,8 +62,8 @@ public struct OptionParser: Sendable {
         }
     }
 
-    /// `path` is the chain of presets being applied, so a preset that includes itself, however
-    /// indirectly, is an error instead of a loop.
+    /// `path` is the chain of presets being applied: a preset that includes itself, however
+    /// indirectly, is skipped there, as imgproxy skips it (with a warning), instead of looping.
     private func apply(_ option: URLOption, to options: inout ProcessingOptions,
                        within path: [String]) throws(ThumbError) {
         switch option.name {
@@ -74,12 +74,9 @@ public struct OptionParser: Sendable {
 
     private func applyPresets(_ names: [String], to options: inout ProcessingOptions,
                               within path: [String]) throws(ThumbError) {
-        for name in names where !name.isEmpty {
-            guard let preset = presets[name] else { throw .badRequest("unknown preset \(name.debugDescription)") }
-            guard !path.contains(name) else {
-                let chain = (path + [name]).map(\.debugDescription).joined(separator: " → ")
-                throw .badRequest("preset \(name.debugDescription) includes itself: \(chain)")
-            }
+        for name in names {
+            guard let preset = presets[name] else { throw .invalidURL("unknown preset \(name.debugDescription)") }
+            guard !path.contains(name) else { continue }
             for option in preset {
                 try apply(option, to: &options, within: path + [name])
             }
@@ -91,7 +88,7 @@ extension ThumbError {
     /// The message without the status's prefix.
     fileprivate var detail: String {
         switch self {
-        case .badRequest(let why), .forbidden(let why): why
+        case .invalidURL(let why), .badRequest(let why), .forbidden(let why): why
         default: publicMessage
         }
     }

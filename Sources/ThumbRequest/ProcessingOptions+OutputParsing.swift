@@ -10,10 +10,10 @@ extension ProcessingOptions {
         case "background", "bg": try applyBackground(args)
         case "blur", "bl":
             try args.expectCount(1...1)
-            blur = try args.decimal(0, .from(0, to: Self.maxFactor)) ?? blur
+            blur = try args.decimal(0, .from(0, to: Self.maxFactor), required: true) ?? blur
         case "sharpen", "sh":
             try args.expectCount(1...1)
-            sharpen = try args.decimal(0, .from(0, to: Self.maxFactor)) ?? sharpen
+            sharpen = try args.decimal(0, .from(0, to: Self.maxFactor), required: true) ?? sharpen
         case "pixelate", "pix": pixelate = try Self.dimension(args) ?? pixelate
         case "watermark", "wm": try applyWatermark(args)
         // Metadata
@@ -23,11 +23,11 @@ extension ProcessingOptions {
         // Output
         case "quality", "q":
             try args.expectCount(1...1)
-            quality = try args.integer(0, in: 0...100) ?? quality
+            quality = try args.integer(0, in: 0...100, required: true) ?? quality
         case "format_quality", "fq": try applyFormatQuality(args)
         case "max_bytes", "mb":
             try args.expectCount(1...1)
-            maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit) ?? maxBytes
+            maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit, required: true) ?? maxBytes
         case "format", "f", "ext":
             try args.expectCount(1...1)
             format = try Self.format(args, 0) ?? format
@@ -45,8 +45,10 @@ extension ProcessingOptions {
              "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
             guard allowSecurityOptions else { throw .forbidden("security options are not allowed") }
             try applySecurity(option.name, args)
+        case "preserve_hdr", "ph", "enforce_thumbnail", "eth":
+            throw .invalidURL("option \(option.name) is not supported")
         default:
-            throw .badRequest("unknown option \(option.name)")
+            throw .invalidURL("unknown option \(option.name)")
         }
     }
 
@@ -63,13 +65,13 @@ extension ProcessingOptions {
             var channels: [UInt8] = []
             for index in 0..<3 {
                 guard let value = try args.integer(index, in: 0...255) else {
-                    throw .badRequest("\(args.name): R:G:B needs all three channels")
+                    throw .invalidURL("\(args.name): R:G:B needs all three channels")
                 }
                 channels.append(UInt8(value))
             }
             background = RGBColor(red: channels[0], green: channels[1], blue: channels[2])
         default:
-            throw .badRequest("\(args.name) takes 1 or 3 arguments, got \(args.count)")
+            throw .invalidURL("\(args.name) takes 1 or 3 arguments, got \(args.count)")
         }
     }
 
@@ -77,7 +79,7 @@ extension ProcessingOptions {
     private mutating func applyWatermark(_ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...5)
         var mark = watermark ?? Watermark(opacity: 0)
-        mark.opacity = try args.decimal(0, .from(0, to: 1), what: "opacity") ?? mark.opacity
+        mark.opacity = try args.decimal(0, .from(0, to: 1), what: "opacity", required: true) ?? mark.opacity
         if let text = args[1] {
             if text == "re" {
                 mark.position = .replicate
@@ -101,12 +103,12 @@ extension ProcessingOptions {
     private mutating func applyFormatQuality(_ args: OptionArguments) throws(ThumbError) {
         guard args.count.isMultiple(of: 2) else {
             let last = args.values[args.count - 1].debugDescription
-            throw .badRequest("\(args.name) takes format:quality pairs: \(last) has no quality")
+            throw .invalidURL("\(args.name) takes format:quality pairs: \(last) has no quality")
         }
         for index in stride(from: 0, to: args.count, by: 2) {
             let format = try Self.format(args, index, allowingOthers: true)
-            guard let value = try args.integer(index + 1, in: 0...100, what: "quality") else { continue }
-            guard let format else { continue }
+            guard let value = try args.integer(index + 1, in: 0...100, what: "quality", required: true),
+                  let format else { continue }
             formatQuality[format] = value == 0 ? nil : value
         }
     }
@@ -119,11 +121,12 @@ extension ProcessingOptions {
         }
     }
 
-    /// A format thumbd writes; with `allowingOthers`, also the other formats imgproxy knows,
-    /// which read as nil (no output of thumbd can be in them, so an `fq` or `skp` for them is moot).
+    /// A format thumbd writes, required; with `allowingOthers`, also the other formats imgproxy
+    /// knows, which read as nil (no output of thumbd can be in them, so an `fq` or `skp` for them
+    /// is moot).
     private static func format(_ args: OptionArguments, _ index: Int,
                                allowingOthers: Bool = false) throws(ThumbError) -> ImageFormat? {
-        guard let text = args[index] else { return nil }
+        let text = args.values[index]
         if let format = ImageFormat(extension: text) { return format }
         if allowingOthers, ImageFormat.otherImgproxyNames.contains(text.lowercased()) { return nil }
         let known = ImageFormat.allCases.map(\.fileExtension).joined(separator: ", ")
@@ -135,15 +138,14 @@ extension ProcessingOptions {
     /// A unix timestamp; 0 or below means the URL does not expire, as in imgproxy.
     private mutating func applyExpires(_ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...1)
-        guard let text = args[0] else { return }
-        guard let timestamp = Int(text) else { throw args.invalid(0, expected: "a unix timestamp") }
+        guard let timestamp = Int(args.values[0]) else { throw args.invalid(0, expected: "a unix timestamp") }
         expires = timestamp > 0 ? timestamp : nil
     }
 
     /// `filename[:encoded]`: percent-escaped, or base64url when `encoded` is true. Empty: none.
     private mutating func applyFilename(_ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...2)
-        let encoded = try args.bool(1) ?? false
+        let encoded = args.bool(1) ?? false
         guard let text = args[0] else {
             filename = nil
             return
@@ -162,15 +164,15 @@ extension ProcessingOptions {
         try args.expectCount(1...1)
         switch name {
         case "max_src_resolution", "msr":
-            maxSourceResolution = try args.decimal(0, .above(0, to: Self.maxFactor)) ?? maxSourceResolution
+            maxSourceResolution = try args.decimal(0, .above(0, to: Self.maxFactor), required: true) ?? maxSourceResolution
         case "max_src_file_size", "msfs":
-            maxSourceFileSize = try args.integer(0, in: 1...Self.maxBytesLimit) ?? maxSourceFileSize
+            maxSourceFileSize = try args.integer(0, in: 1...Self.maxBytesLimit, required: true) ?? maxSourceFileSize
         case "max_animation_frames", "maf":
-            maxAnimationFrames = try args.integer(0, in: 1...1_000_000) ?? maxAnimationFrames
+            maxAnimationFrames = try args.integer(0, in: 1...1_000_000, required: true) ?? maxAnimationFrames
         case "max_result_dimension", "mrd":
-            maxResultDimension = try args.integer(0, in: 1...Int(Int32.max)) ?? maxResultDimension
+            maxResultDimension = try args.integer(0, in: 1...Int(Int32.max), required: true) ?? maxResultDimension
         default:
-            throw .badRequest("\(name) is not supported")
+            throw .invalidURL("\(name) is not supported")
         }
     }
 }

@@ -14,7 +14,7 @@ extension ProcessingOptions {
             try applySize(args, from: 0)
         case "resizing_type", "rt":
             try args.expectCount(1...1)
-            resizingType = try Self.resizingType(args, 0) ?? resizingType
+            resizingType = try Self.resizingType(args, 0, required: true) ?? resizingType
         case "width", "w": width = try Self.dimension(args) ?? width
         case "height", "h": height = try Self.dimension(args) ?? height
         case "min-width", "mw": minWidth = try Self.dimension(args) ?? minWidth
@@ -22,7 +22,7 @@ extension ProcessingOptions {
         case "zoom", "z": try applyZoom(args)
         case "dpr":
             try args.expectCount(1...1)
-            dpr = try args.decimal(0, .above(0, to: Self.maxDPR)) ?? dpr
+            dpr = try args.decimal(0, .above(0, to: Self.maxDPR), required: true) ?? dpr
         case "enlarge", "el": enlarge = try Self.bool(args) ?? enlarge
         case "extend", "ex":
             try args.expectCount(1...4)
@@ -40,8 +40,8 @@ extension ProcessingOptions {
         case "rotate", "rot": try applyRotate(args)
         case "flip", "fl":
             try args.expectCount(1...2)
-            flipHorizontal = try args.bool(0) ?? flipHorizontal
-            flipVertical = try args.bool(1) ?? flipVertical
+            flipHorizontal = args.bool(0) ?? flipHorizontal
+            flipVertical = args.bool(1) ?? flipVertical
         default:
             try applyOutput(option, args, allowSecurityOptions: allowSecurityOptions)
         }
@@ -63,31 +63,26 @@ extension ProcessingOptions {
         try applySize(args, from: 1)
     }
 
-    /// `width:height:enlarge:extend[:type:x:y]`, shared by `resize` and `size`.
+    /// `width:height:enlarge:extend[:type:x:y]`, shared by `resize` and `size`. Each empty
+    /// argument keeps its value; an empty extend leaves its gravity unread, as in imgproxy.
     private mutating func applySize(_ args: OptionArguments, from start: Int) throws(ThumbError) {
         let limit = 0...Self.maxDimension
         width = try args.integer(start, in: limit) ?? width
         height = try args.integer(start + 1, in: limit) ?? height
-        enlarge = try args.bool(start + 2) ?? enlarge
-        try applyExtend(args, from: start + 3, to: \.extend)
+        enlarge = args.bool(start + 2) ?? enlarge
+        if args[start + 3] != nil { try applyExtend(args, from: start + 3, to: \.extend) }
     }
 
-    /// `enabled[:type:x:y]`: a gravity given while extend stays off is checked and dropped.
+    /// `enabled[:type:x:y]`, `enabled` read as imgproxy reads a boolean (empty is false): a
+    /// gravity given while extend is off is checked and dropped.
     private mutating func applyExtend(_ args: OptionArguments, from start: Int,
                                       to field: WritableKeyPath<ProcessingOptions, Gravity?>) throws(ThumbError) {
-        guard args.count > start else { return }
-        let enabled = try args.bool(start)
-        let current = self[keyPath: field]
-        var placement = current ?? .center
+        var placement = self[keyPath: field] ?? .center
         if args.count > start + 1 {
             placement = try args.gravity(from: start + 1, allowed: Self.extendAnchors, current: placement,
                                          what: "gravity type")
         }
-        switch enabled {
-        case true?: self[keyPath: field] = placement
-        case false?: self[keyPath: field] = nil
-        case nil: if current != nil { self[keyPath: field] = placement }
-        }
+        self[keyPath: field] = args.bool(start, emptyKeeps: false) == true ? placement : nil
     }
 
     /// imgproxy's extend gravities: every one but smart.
@@ -97,14 +92,9 @@ extension ProcessingOptions {
     private mutating func applyZoom(_ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...2)
         let bounds = DecimalBounds.above(0, to: Self.maxFactor)
-        let x = try args.decimal(0, bounds)
-        if args.count == 1 {
-            zoomX = x ?? zoomX
-            zoomY = x ?? zoomY
-        } else {
-            zoomX = x ?? zoomX
-            zoomY = try args.decimal(1, bounds) ?? zoomY
-        }
+        let x = try args.decimal(0, bounds, required: true) ?? zoomX
+        zoomX = x
+        zoomY = args.count == 1 ? x : try args.decimal(1, bounds, required: true) ?? zoomY
     }
 
     /// `width:height[:gravity args]`: pixels from 1 up, a share of the side below 1, 0 for the
@@ -113,8 +103,8 @@ extension ProcessingOptions {
         try args.expectCount(1...5)
         let bounds = DecimalBounds.from(0, to: Double(Self.maxDimension))
         var cut = crop ?? Crop(width: 0, height: 0)
-        cut.width = try args.decimal(0, bounds, what: "width") ?? cut.width
-        cut.height = try args.decimal(1, bounds, what: "height") ?? cut.height
+        cut.width = try args.decimal(0, bounds, what: "width", required: true) ?? cut.width
+        cut.height = try args.decimal(1, bounds, what: "height", required: args.count > 1) ?? cut.height
         if args.count > 2 {
             cut.gravity = try args.gravity(from: 2, allowed: Gravity.Anchor.allCases, current: cut.gravity ?? .center,
                                            what: "gravity type")
@@ -128,8 +118,8 @@ extension ProcessingOptions {
         try args.expectCount(1...4)
         let threshold = try args.decimal(0, .from(0, to: Self.maxFactor), what: "threshold")
         let color = try args.hexColor(1, what: "colour")
-        let equalHorizontal = try args.bool(2) ?? trim?.equalHorizontal ?? false
-        let equalVertical = try args.bool(3) ?? trim?.equalVertical ?? false
+        let equalHorizontal = args.bool(2) ?? trim?.equalHorizontal ?? false
+        let equalVertical = args.bool(3) ?? trim?.equalVertical ?? false
         trim = threshold.map {
             Trim(threshold: $0, color: color, equalHorizontal: equalHorizontal, equalVertical: equalVertical)
         }
@@ -150,8 +140,7 @@ extension ProcessingOptions {
     /// Any multiple of 90 degrees, as imgproxy takes it, kept as 0, 90, 180 or 270.
     private mutating func applyRotate(_ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...1)
-        guard let text = args[0] else { return }
-        guard let degrees = Int(text), degrees.isMultiple(of: 90) else {
+        guard let degrees = Int(args.values[0]), degrees.isMultiple(of: 90) else {
             throw args.invalid(0, expected: "a multiple of 90: 0, 90, 180 or 270")
         }
         rotate = (degrees % 360 + 360) % 360
@@ -159,23 +148,24 @@ extension ProcessingOptions {
 
     // MARK: Shared readers
 
-    /// A single width or height: 0...maxDimension.
+    /// A single width or height: 0...maxDimension, required.
     static func dimension(_ args: OptionArguments) throws(ThumbError) -> Int? {
         try args.expectCount(1...1)
-        return try args.integer(0, in: 0...maxDimension)
+        return try args.integer(0, in: 0...maxDimension, required: true)
     }
 
-    /// A single boolean argument.
+    /// A single boolean argument, empty being false as imgproxy reads it.
     static func bool(_ args: OptionArguments) throws(ThumbError) -> Bool? {
         try args.expectCount(1...1)
-        return try args.bool(0)
+        return args.bool(0, emptyKeeps: false)
     }
 
-    private static func resizingType(_ args: OptionArguments, _ index: Int) throws(ThumbError) -> ResizingType? {
-        guard let text = args[index] else { return nil }
-        guard let type = ResizingType(rawValue: text) else {
-            let known = ResizingType.allCases.map(\.rawValue).joined(separator: ", ")
-            throw args.invalid(index, "resizing type", expected: "one of \(known)")
+    private static func resizingType(_ args: OptionArguments, _ index: Int,
+                                     required: Bool = false) throws(ThumbError) -> ResizingType? {
+        let known = "one of " + ResizingType.allCases.map(\.rawValue).joined(separator: ", ")
+        guard args[index] != nil || required else { return nil }
+        guard let type = ResizingType(rawValue: args.values[index]) else {
+            throw args.invalid(index, "resizing type", expected: known)
         }
         return type
     }

@@ -1,7 +1,9 @@
 import ThumbRuntime
 
 /// Turns the raw request path `/{signature}/{option}/.../{source}` into a verified
-/// `ThumbnailRequest`. The signature covers the path exactly as the client sent it.
+/// `ThumbnailRequest`. The signature covers the path as the client sent it, once `PathRepair` has
+/// undone what proxies do to paths (imgproxy's order: cut the query, split off the signature,
+/// repair, verify, parse).
 public struct RequestPathParser: Sendable {
     public let verifier: SignatureVerifier
     public let baseURL: String?
@@ -17,32 +19,44 @@ public struct RequestPathParser: Sendable {
     public func parse(rawPath: String) throws(ThumbError) -> ThumbnailRequest {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
-        try verifier.verify(signature: Array(signature), path: Array(signedPath))
-        return try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+        let repaired = PathRepair.repaired(signedPath)
+        try verify(signature, repaired)
+        return try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
     }
 
     /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
     /// those bytes. nginx stores the answer at the percent-decoded path, which is a URL too: so the
     /// path must be UTF-8 once decoded, and must ask for the same thumbnail decoded as raw (an
-    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else).
+    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else). Both
+    /// are read repaired: the decoded path, asked for itself, is repaired the same way.
     public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
-        try verifier.verify(signature: Array(signature), path: Array(signedPath))
+        let repaired = PathRepair.repaired(signedPath)
+        try verify(signature, repaired)
         guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
-        let request = try parse(signedPath: String(decoding: signedPath, as: UTF8.self), signature: verified(signature))
+        let request = try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
         // Most paths have no escape: decoded, they are the same bytes, and parse the same.
         if decoded.utf8.elementsEqual(path) { return request }
         let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
         let asStored = decodedSignedPath.flatMap {
-            try? parse(signedPath: String(decoding: $0, as: UTF8.self), signature: request.signature)
+            try? parse(signedPath: String(decoding: PathRepair.repaired($0), as: UTF8.self), signature: request.signature)
         }
         guard asStored == request else {
             throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
         }
         return request
+    }
+
+    /// Without a key any signature passes, but not a segment with a colon: that is an option, and
+    /// the signature was left out (imgproxy's security/signature.go says so, with a 403).
+    private func verify(_ signature: ArraySlice<UInt8>, _ path: [UInt8]) throws(ThumbError) {
+        if verifier.acceptsAnySignature, signature.contains(UInt8(ascii: ":")) {
+            throw .forbidden("the signature appears to be a processing option: a URL starts with its signature")
+        }
+        try verifier.verify(signature: Array(signature), path: path)
     }
 
     /// The signature as the cache names files by it: only one that a key verified.
@@ -52,9 +66,9 @@ public struct RequestPathParser: Sendable {
 
     /// `/{signature}{signed path}`: the signed path keeps its leading slash.
     private static func split(_ path: ArraySlice<UInt8>) throws(ThumbError) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
-        guard path.first == UInt8(ascii: "/") else { throw .badRequest("path must start with /") }
+        guard path.first == UInt8(ascii: "/") else { throw .invalidURL("path must start with /") }
         let afterSlash = path.dropFirst()
-        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .badRequest("missing options and source") }
+        guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .invalidURL("missing options and source") }
         return (afterSlash[..<slash], afterSlash[slash...])
     }
 
@@ -68,10 +82,14 @@ public struct RequestPathParser: Sendable {
         let sourceStart: Int
         if options.onlyPresets {
             // imgproxy's presets-only URLs: `/{signature}/{preset}:{preset}/{source}`.
-            guard let first = segments.first else { throw .badRequest("missing presets and source") }
+            guard let first = segments.first else { throw .invalidURL("missing presets and source") }
             try options.applyPresets(URLOption.fields(of: first), to: &processing)
             sourceStart = 1
         } else {
+            // `/{signature}/fill/300/400/...`: imgproxy's old URL format, which it names when it refuses it.
+            if let first = segments.first, ResizingType(rawValue: String(first)) != nil {
+                throw .invalidURL("it looks like you're using the deprecated basic URL format")
+            }
             // imgproxy's rule: options are the leading segments with a colon; the source begins after.
             sourceStart = segments.firstIndex { !$0.utf8.contains(UInt8(ascii: ":")) } ?? segments.endIndex
             for segment in segments[..<sourceStart] {

@@ -16,7 +16,7 @@ public struct SourceURL: Sendable, Hashable {
 
     /// Parses the path segments that follow the options.
     public init(segments: ArraySlice<Substring>, baseURL: String?) throws(ThumbError) {
-        guard let first = segments.first, !first.isEmpty else { throw .badRequest("missing source URL") }
+        guard let first = segments.first, !first.isEmpty else { throw .invalidURL("missing source URL") }
         let raw: String
         let ext: Substring?
         if first == "plain" {
@@ -26,11 +26,12 @@ public struct SourceURL: Sendable, Hashable {
             let joined = segments.joined()
             (raw, ext) = try Self.splitEncoded(joined)
         }
-        guard !raw.isEmpty else { throw .badRequest("missing source URL") }
+        guard !raw.isEmpty else { throw .invalidURL("missing source URL") }
         url = try Self.absolute(raw, baseURL: baseURL)
-        if let ext {
+        // An empty extension (`...@`, `....`) names no format, as in imgproxy.
+        if let ext, !ext.isEmpty {
             guard let format = ImageFormat(extension: String(ext)) else {
-                throw .badRequest("invalid extension \(String(ext).debugDescription): expected jpg, png, webp, gif or avif")
+                throw .invalidURL("invalid extension \(String(ext).debugDescription): expected jpg, png, webp, gif or avif")
             }
             self.format = format
         } else {
@@ -47,7 +48,7 @@ public struct SourceURL: Sendable, Hashable {
             ext = text[text.utf8.index(after: at)...]
         }
         guard let bytes = PercentDecoding.decode(body.utf8), let decoded = String(validating: bytes, as: UTF8.self) else {
-            throw .badRequest("invalid percent-encoding in plain source URL")
+            throw .invalidURL("invalid percent-encoding in plain source URL")
         }
         return (decoded, ext)
     }
@@ -60,7 +61,7 @@ public struct SourceURL: Sendable, Hashable {
             ext = text[text.utf8.index(after: dot)...]
         }
         guard let decoded = Base64URL.decode(body), let url = String(bytes: decoded, encoding: .utf8) else {
-            throw .badRequest("source is neither plain/... nor valid base64url")
+            throw .invalidURL("source is neither plain/... nor valid base64url")
         }
         return (url, ext)
     }
@@ -70,7 +71,7 @@ public struct SourceURL: Sendable, Hashable {
     /// base's host a user name and evil.example the host.
     private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
         if hasScheme(url) { return url }
-        guard let baseURL else { throw .badRequest("source URL has no scheme and no base URL is configured") }
+        guard let baseURL else { throw .invalidURL("source URL has no scheme and no base URL is configured") }
         let authority = baseURL.range(of: "://").map { baseURL[$0.upperBound...] } ?? Substring(baseURL)
         return (authority.contains("/") ? baseURL : baseURL + "/") + url
     }

@@ -2,6 +2,7 @@ extension ThumbError {
     /// A stable name for each kind of failure: the `type` of a log line and of the error metrics.
     public var kind: String {
         switch self {
+        case .invalidURL: "invalid_url"
         case .badRequest: "bad_request"
         case .forbidden: "forbidden"
         case .sourceNotAllowed: "source_not_allowed"

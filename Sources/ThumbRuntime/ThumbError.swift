@@ -1,7 +1,11 @@
 /// The one error type of thumbd: each case is a stage that can fail, and knows its HTTP status
 /// and the terse message a client sees. Details that would help an attacker go to the log only.
 public enum ThumbError: Error, Equatable, Sendable {
-    /// The URL could not be parsed, or an option or its argument is invalid.
+    /// The URL could not be parsed, an option is unknown, or an argument is invalid: imgproxy's
+    /// "Invalid URL", a 404, so that clients written for imgproxy see what they expect.
+    case invalidURL(String)
+    /// A request thumbd refuses for its own reasons: a path that is not UTF-8, or that would ask
+    /// for another thumbnail at the path nginx stores it at.
     case badRequest(String)
     /// The signature does not match, or what is asked for is not allowed.
     case forbidden(String)
@@ -29,6 +33,7 @@ public enum ThumbError: Error, Equatable, Sendable {
 
     public var status: Int {
         switch self {
+        case .invalidURL: 404
         case .badRequest: 400
         case .forbidden, .sourceNotAllowed: 403
         case .sourceNotFound, .expired: 404
@@ -45,6 +50,7 @@ public enum ThumbError: Error, Equatable, Sendable {
     /// One line for the response body.
     public var publicMessage: String {
         switch self {
+        case .invalidURL(let why): "invalid URL: \(why)"
         case .badRequest(let why): "bad request: \(why)"
         case .forbidden(let why): "forbidden: \(why)"
         case .sourceNotAllowed: "forbidden: source is not allowed"

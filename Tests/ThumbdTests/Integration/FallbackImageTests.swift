@@ -122,7 +122,7 @@ final class FallbackImageTests {
         let stack = try TestStack(environment: ["THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "THUMBD_ALLOWED_SOURCES": origin.url("/photo")])
         defer { stack.shutdown() }
 
-        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 400)
+        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 404)
         #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/elsewhere.jpg"))@png").status == 403)
     }
 

@@ -86,7 +86,7 @@ struct OperatorEndpointTests {
         #expect(try stack.get(download).status == 200)
         #expect(try stack.get(download).status == 200)
         #expect(try stack.get("/insecure/w:50/plain/\(origin.url("/text.html"))@png").status == 422)
-        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 400)
+        #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 404)
 
         // When Prometheus' text parser reads the scrape
         let scrape = try stack.get("/_thumbd/metrics")

@@ -84,7 +84,7 @@ struct ProcessRobustnessTests {
         #expect(try ProcessRunner.run("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile=\(held + 8):20000"]).status == 0)
 
         // When more clients connect at once than it has descriptors left, and only then ask (for
-        // a path the worker answers at once, 400): thumbd holds every connection it accepted
+        // a path the worker answers at once, 404): thumbd holds every connection it accepted
         // while it waits for its head, so it runs out however fast it answers. They ask as soon
         // as all are connected: while thumbd is at its limit, libdispatch's pool monitor cannot
         // open /proc/<tid>/stat, and ends the process.
@@ -93,7 +93,7 @@ struct ProcessRobustnessTests {
 
         // Then accepting pauses and resumes until every client is answered
         let answers = clients.map { $0.readUntilClosed(timeout: 30).map { String(decoding: $0, as: UTF8.self) } }
-        #expect(answers.filter { $0?.contains("Status: 400") == true }.count == 100)
+        #expect(answers.filter { $0?.contains("Status: 404") == true }.count == 100)
         #expect(stack.thumbdLog.contains("accept failed; retrying"))
         // said once the backlog is empty: after the last client was handed on, and maybe answered
         #expect(eventually { stack.thumbdLog.contains("accepting again") })

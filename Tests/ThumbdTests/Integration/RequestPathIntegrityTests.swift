@@ -32,7 +32,8 @@ struct RequestPathIntegrityTests {
             let rest = "/rs:fit:100:50/plain/\(origin.url("/photo.jpg"))@png"
             let stack = try TestStack(environment: environment.merging(["THUMBD_WATERMARK_PATH": mark]) { $1 })
             defer { stack.shutdown() }
-            let smuggled = Array("/cb:1%2Fwm%3A1%3Ace\(rest)".utf8)
+            // (`%3a`: an escaped `%3A` is a colon before anything reads the path, as in imgproxy)
+            let smuggled = Array("/cb:1%2Fwm%3a1%3ace\(rest)".utf8)
             let asStored = Array("/cb:1/wm:1:ce\(rest)".utf8)
             let sign = environment.isEmpty ? { Array("/insecure".utf8) + $0 } : Self.signed
 
@@ -51,6 +52,80 @@ struct RequestPathIntegrityTests {
                 #expect(RenderGoldenTests.looks(try ImageProbe(decoded.body), at: (50, 25), like: "blue", tolerance: 10))
             }
         }
+    }
+
+    /// imgproxy handlers/path_test.go TestParsePath (PathWithOptionsSeparatorUnescapingPLain,
+    /// PathWithPlainUrlRedenormalization): escaped colons in the options and `http:/` for `http://`.
+    @Test func aPathAProxyRewroteIsTheThumbnailItWasSignedFor() throws {
+        // Given a photo, and a URL as built and as a proxy passes it on
+        let origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let source = origin.url("/photo.jpg")
+        let built = "/rs:fill:32:16/plain/\(source)@png"
+        let sent = "/rs%3Afill%3A32%3A16/plain/\(source.replacingOccurrences(of: "http://", with: "http:/"))@png"
+        let asStored = "/rs:fill:32:16/plain/\(source.replacingOccurrences(of: "http://", with: "http:/"))@png"
+
+        for environment in [[:], Self.key] {
+            let stack = try TestStack(environment: environment)
+            defer { stack.shutdown() }
+            let signature = environment.isEmpty ? Array("/insecure".utf8) : Self.signature(of: Array(built.utf8))
+            let fetches = origin.totalRequests
+
+            // When the rewritten spelling is asked for
+            let rewritten = try stack.get(rawPath: signature + Array(sent.utf8))
+
+            // Then it is the thumbnail the URL names as built, stored once
+            #expect(rewritten.status == 200, "\(environment): \(rewritten.text)")
+            let probe = try ImageProbe(rewritten.body)
+            #expect((probe.format, probe.width, probe.height) == ("PNG", 32, 16))
+            let stored = stack.cacheFiles()
+            #expect(stored.count == 1)
+            // and the path nginx stored it at, asked for itself, is that file, fetched once
+            let decoded = try stack.get(rawPath: signature + Array(asStored.utf8))
+            #expect(decoded.status == 200)
+            #expect(decoded.body == rewritten.body)
+            #expect(stack.cacheFiles() == stored)
+            #expect(origin.totalRequests == fetches + 1)
+            if !environment.isEmpty {
+                // and the URL as built is served the same file by its signature, while the
+                // spelling signed as sent is not a signature of anything thumbd renders
+                let asBuilt = try stack.get(rawPath: signature + Array(built.utf8))
+                #expect(asBuilt.body == rewritten.body)
+                #expect(try stack.get(rawPath: Self.signed(Array(sent.utf8))).status == 403)
+                #expect(stack.cacheFiles() == stored)
+                #expect(origin.totalRequests == fetches + 1)
+            }
+        }
+    }
+
+    /// imgproxy options/parser/processing_options_test.go TestParsePlainURLEscaped: a plain source
+    /// escaped as a whole; and one with a space and UTF-8, which libcurl is given escaped again.
+    @Test func aPlainSourceIsFetchedEscapedHoweverTheURLSpellsIt() throws {
+        // Given a photo whose name has a space and an é, as the origin's request line spells it
+        let origin = try TestOrigin()
+        origin.serve("/caf%C3%A9%201.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: Self.key)
+        defer { stack.shutdown() }
+        let source = origin.url("/caf\u{E9} 1.jpg")
+        let wholeEscaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let spellings: [[UInt8]] = [
+            Array("/w:32/plain/\(wholeEscaped)@png".utf8),
+            Array("/w:32/plain/\(origin.url("/caf%C3%A9%201.jpg"))@png".utf8),
+            Array("/w:32/plain/\(origin.url("/caf\u{E9}%201.jpg"))@png".utf8),
+        ]
+
+        for spelling in spellings {
+            // When the spelling is asked for, signed as it is
+            let response = try stack.get(rawPath: Self.signed(spelling))
+
+            // Then the origin was asked for the photo, escaped, and the thumbnail is made
+            #expect(response.status == 200, "\(String(decoding: spelling, as: UTF8.self)): \(response.text)")
+            #expect(try ImageProbe(response.body).width == 32)
+        }
+        // and only ever by the escaped name, each spelling stored under its own signature
+        #expect(origin.requestCount("/caf%C3%A9%201.jpg") > 0)
+        #expect(origin.totalRequests == origin.requestCount("/caf%C3%A9%201.jpg"))
+        #expect(stack.cacheFiles().count == spellings.count)
     }
 
     @Test func anEscapedExtensionMarkerIsRefused() throws {

@@ -44,11 +44,11 @@ enum OptionTable {
 
     static func expectRefused(_ row: BadOptionRow, with parser: OptionParser = OptionParser()) {
         let error = #expect(throws: ThumbError.self) { try parse(row.options, with: parser) }
-        guard case .badRequest(let message)? = error else {
-            Issue.record("expected .badRequest, got \(String(describing: error))")
+        guard case .invalidURL(let message)? = error else {
+            Issue.record("expected .invalidURL, got \(String(describing: error))")
             return
         }
         #expect(message.contains(row.names), "message: \(message)")
-        #expect(error?.status == 400)
+        #expect(error?.status == 404)
     }
 }

@@ -8,6 +8,7 @@ import Testing
 struct RequestURITests {
     static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://base.test/")
     static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)
+    static let unsigned = RequestPathParser(verifier: .insecure, baseURL: nil)
 
     static func parse(_ parser: RequestPathParser, _ requestURI: String) throws(ThumbError) -> ThumbnailRequest {
         try parser.parse(requestURI: Array(requestURI.utf8))
@@ -32,19 +33,56 @@ struct RequestURITests {
         #expect(request.options.width == 10)
     }
 
-    /// Escapes that change what the path asks for once decoded.
+    /// Escapes that change what the path asks for once decoded (`%3a`: only `%3A` is repaired).
     @Test(arguments: [
-        ("an option hidden in an escaped /", "/insecure/cb:1%2Fwm%3A0.5%3Ace/plain/http://h/a.jpg"),
-        ("an argument split by an escaped :", "/insecure/fn:photo%3At/plain/http://h/a.jpg"),
+        ("an option hidden in an escaped /", "/insecure/cb:1%2Fwm%3a0.5%3ace/plain/http://h/a.jpg"),
+        ("an option hidden in a file name", "/insecure/fn:a%2Fwm%3A0.5/plain/http://h/a.jpg"),
+        ("an argument split by an escaped lower-case :", "/insecure/fn:photo%3at/plain/http://h/a.jpg"),
+        ("an escaped : in a source that reads as another scheme", "/insecure/w:10/plain/http:/%2Fh/a.jpg"),
         ("an escaped extension marker", "/insecure/w:10/plain/http://h/a.jpg%40png"),
         ("an escaped percent sign", "/insecure/w:10/plain/http://h/a%2520b.jpg"),
         ("an escaped slash in the signature", "/insec%2Fure/w:10/plain/http://h/a.jpg"),
-        ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp:%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
+        ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp%3a%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
     ])
     func refusesWhatReadsOtherwiseDecoded(_ what: String, requestURI: String) {
         let error = #expect(throws: ThumbError.self, "\(what)") { try Self.parse(Self.insecure, requestURI) }
 
         #expect(error?.status == 400, "\(what): \(String(describing: error))")
+    }
+
+    /// What proxies and CDNs do to paths, repaired before the signature is checked, as imgproxy's
+    /// handlers/path.go `RedenormalizePath` does: the spelling as sent, signed as built (repaired),
+    /// asks for the thumbnail the repaired path names, and so does its decoded form, which nginx
+    /// stores it at and which, asked for itself, is repaired the same way.
+    @Test(arguments: [
+        ("/w%3A10/rs%3Afill%3A%3A20/plain/http://h/a.jpg", "/w:10/rs:fill::20/plain/http://h/a.jpg"),
+        ("/w%3A10/aHR0cDovL2gvYS5qcGc.png", "/w:10/aHR0cDovL2gvYS5qcGc.png"),
+        ("/w:10/plain/http:/h/a.jpg", "/w:10/plain/http://h/a.jpg"),
+        ("/w%3A10/plain/https:/h/a.jpg@png", "/w:10/plain/https://h/a.jpg@png"),
+        ("/w:10/plain/http%3A%2F%2Fh%2Fa.jpg", "/w:10/plain/http%3A%2F%2Fh%2Fa.jpg"),
+        ("/w:10/plain/http:/h/a%20b.jpg?x=1", "/w:10/plain/http://h/a%20b.jpg"),
+    ])
+    func repairsWhatProxiesRewriteBeforeTheSignature(_ sent: String, signedAs built: String) throws {
+        // Given a URL signed as built, and the spelling a proxy passes on
+        let verifier = Self.keyed.verifier
+        let signature = verifier.signature(for: Substring(built), with: verifier.pairs[0])
+
+        // When the spelling is asked for, and its decoded form (where nginx stores it), which
+        // only the signature's file name serves in keyed mode: read unsigned
+        let request = try Self.parse(Self.keyed, "/\(signature)\(sent)")
+        let decoded = try Self.parse(Self.unsigned, URIDecoding.decodedPath("/insecure\(sent)")!)
+
+        // Then both are the thumbnail the built path names
+        let asBuilt = try Self.parse(Self.keyed, "/\(signature)\(built)")
+        #expect(request == asBuilt)
+        #expect((decoded.sourceURL, decoded.options) == (asBuilt.sourceURL, asBuilt.options))
+        #expect(request.options.width == 10)
+        // and a signature over the bytes sent, not repaired, does not verify
+        if sent.split(separator: "?")[0] != built {
+            #expect(throws: ThumbError.forbidden("invalid signature")) {
+                try Self.parse(Self.keyed, verifier.signedPath(sent))
+            }
+        }
     }
 
     static let notUTF8: [(String, [UInt8])] = [

@@ -31,7 +31,6 @@ struct SecurityOptionTests {
         OptionRow("maf:10") { $0.maxAnimationFrames = 10 },
         OptionRow("max_animation_frames:1") { $0.maxAnimationFrames = 1 },
         OptionRow("mrd:4000") { $0.maxResultDimension = 4_000 },
-        OptionRow("max_result_dimension:1/mrd:") { $0.maxResultDimension = 1 },
     ]
 
     @Test(arguments: allowed)
@@ -48,6 +47,7 @@ struct SecurityOptionTests {
         BadOptionRow("mrd:-1", #"invalid mrd argument "-1""#),
         BadOptionRow("mrd:1:2", "mrd takes 1 argument, got 2"),
         BadOptionRow("mafr:1", "mafr is not supported"),
+        BadOptionRow("max_result_dimension:1/mrd:", #"invalid mrd argument """#),
     ]
 
     @Test(arguments: invalid)
