@@ -2,9 +2,12 @@ import ThumbRequest
 
 /// Where a request's thumbnail lives in the cache: the cache's view of a request.
 extension ThumbnailRequest {
-    /// Where the thumbnail for this URL is stored, in `format`.
+    /// Where the thumbnail for this URL is stored, in `format`. A negotiated request answered in
+    /// another format than the negotiated one got the source itself (`skip_processing`), which is
+    /// the same for every client: it has the name every client's lookup ends at.
     public func cachePath(documentURI: String, format: ImageFormat) -> CachePath {
-        CachePath(signature: signature, documentURI: documentURI, format: format, naming: naming)
+        let naming = naming == .negotiated && format != options.format ? .shared : naming
+        return CachePath(signature: signature, documentURI: documentURI, format: format, naming: naming)
     }
 
     /// How the thumbnail's file is named in the cache.

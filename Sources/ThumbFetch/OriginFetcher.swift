@@ -10,8 +10,8 @@ public struct OriginFetcher: Sendable {
         public var connectTimeoutMilliseconds = 3_000
         /// From the start of the transfer to the first byte of the body.
         public var firstByteTimeoutMilliseconds = 5_000
-        public var totalTimeoutMilliseconds = 10_000
-        public var maxRedirects = 5
+        public var totalTimeoutMilliseconds = 5_000
+        public var maxRedirects = 10
         public var addressPolicy = AddressPolicy()
         public var userAgent = "thumbd/\(ThumbdVersion.current)"
         public var extraHeaders = SourceHeaders()

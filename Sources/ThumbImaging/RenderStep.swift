@@ -11,6 +11,7 @@ struct RenderContext {
     let loadScale: Double
     /// The configured watermark image's bytes, if any.
     let watermark: [UInt8]?
+    let watermarkOpacity: Double
 
     /// What fills new pixels (extend, padding, rotation, flattening): the asked background,
     /// else transparency where the format has it, else white.

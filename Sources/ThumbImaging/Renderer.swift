@@ -14,14 +14,19 @@ public struct Renderer: Sendable {
         /// imgproxy's max_animation_frames: 1 renders the first frame of an animation only;
         /// above 1, animations with up to this many frames stay animated.
         public var maxAnimationFrames = 1
-        /// The image `watermark` draws (imgproxy's WATERMARK_PATH); nil: `wm` does nothing.
+        /// The image `watermark` draws (imgproxy's WATERMARK_PATH or WATERMARK_DATA); nil: `wm`
+        /// does nothing.
         public var watermark: [UInt8]?
+        /// imgproxy's WATERMARK_OPACITY: the opacity a URL's `wm` asks for is a share of this.
+        public var watermarkOpacity = 1.0
         /// Seconds a render may take (decode to encode); past it, 422 and the key is free again.
         public var maxRenderSeconds = 10.0
         /// The formats thumbd decodes (SOURCE_FORMATS). HEIC (libheif with libde265) and TIFF
         /// (libtiff) are off unless named: rare as web sources, their decoders have a long record
         /// of memory-safety bugs, and a decoder that crashes takes every request in flight with it.
         public var sourceFormats = SourceFormat.enabledByDefault
+        /// What is written when neither the URL nor the client's Accept header names a format.
+        public var preferredFormats = PreferredFormats.standard
 
         public init() {}
     }
@@ -61,9 +66,7 @@ public struct Renderer: Sendable {
     }
 
     public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
-        guard configuration.sourceFormats.contains(sourceFormat) else {
-            throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources are not enabled (SOURCE_FORMATS)")
-        }
+        try checkEnabled(sourceFormat)
         let deadline = RenderDeadline(seconds: configuration.maxRenderSeconds)
         do throws(ThumbError) {
             return try render(source, sourceFormat: sourceFormat, options: options, deadline: deadline)
@@ -73,14 +76,24 @@ public struct Renderer: Sendable {
         }
     }
 
+    func checkEnabled(_ sourceFormat: SourceFormat) throws(ThumbError) {
+        guard configuration.sourceFormats.contains(sourceFormat) else {
+            throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources are not enabled (SOURCE_FORMATS)")
+        }
+    }
+
+    /// The URL's `max_src_resolution` where it gives one, else the configured limit.
+    func maxPixels(for options: ProcessingOptions) -> Int {
+        Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
+    }
+
     private func render(_ original: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
                         deadline: RenderDeadline) throws(ThumbError) -> Rendered {
         let source = sourceFormat == .png ? PNGCompressedText.stripped(original) ?? original : original
-        let maxPixels = Int(options.maxSourceResolution.map { $0 * 1e6 } ?? Double(configuration.maxSourcePixels))
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
-        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels, maxFrames: maxFrames)
+        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels(for: options), maxFrames: maxFrames)
         let upright = Self.uprightSize(header, options: options)
-        let format = options.format ?? sourceFormat.defaultOutput
+        let animatedSource = header.frames > 1 && maxFrames > 1
         // Trimming changes the size the geometry starts from, so its plan waits for the pixels.
         var plan = options.trim == nil ? ResizePlan(sourceWidth: upright.width, sourceHeight: upright.height, options: options) : nil
 
@@ -88,10 +101,14 @@ public struct Renderer: Sendable {
         image.watch(deadline)
         var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
         if header.transposed { hint = hint.map { ($0.height, $0.width) } }
-        let animated = header.frames > 1 && maxFrames > 1 && format.supportsAnimation
+        let animated = animatedSource
+            && (options.format?.supportsAnimation ?? configuration.preferredFormats.keepsAnimation(of: sourceFormat))
         let window = sourceFormat == .webp && hint != nil ? plan.flatMap { Self.decoderWindow(plan: $0, source: upright, options: options) } : nil
         let cut = try Self.decode(source, format: sourceFormat, header: header, hint: hint, window: window, animated: animated, into: image)
         if cut { plan = plan?.afterDecoderCut() }
+        let format = options.format ?? configuration.preferredFormats.format(
+            for: sourceFormat, animated: animatedSource,
+            transparent: options.background == nil && (image.hasAlpha || !options.padding.isEmpty || options.extend != nil))
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
                 if deadline.isPast { throw deadline.error }
@@ -101,7 +118,7 @@ public struct Renderer: Sendable {
         let resolved = plan ?? ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: options)
         let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
         let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
-                                    watermark: configuration.watermark)
+                                    watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.pipeline {
                 if deadline.isPast { throw deadline.error }

@@ -8,13 +8,8 @@ public enum SourceFormat: String, Sendable, Hashable, CaseIterable {
     /// Every format but HEIC and TIFF, whose decoders thumbd runs only when told to.
     public static let enabledByDefault: Set<SourceFormat> = [.jpeg, .png, .gif, .webp, .avif, .bmp]
 
-    /// The format written when the URL names none: the same where thumbd writes it, else JPEG
-    /// (transparency, if any, flattened onto the background).
-    public var defaultOutput: ImageFormat {
-        ImageFormat(rawValue: rawValue) ?? .jpeg
-    }
-
-    /// The output format that is this very format, for `skip_processing`.
+    /// The output format that is this very format: kept where preferred, passed through by
+    /// `skip_processing` and `raw`.
     public var asOutput: ImageFormat? { ImageFormat(rawValue: rawValue) }
 
     /// GIF and WebP draw each frame on a canvas of the file's size, at an offset: a frame may

@@ -11,7 +11,7 @@ public struct ConcurrencyLimits: Sendable {
     /// Jobs that may wait for a fetch or render slot; beyond it, 503 with Retry-After.
     public var queueSize = 64
     /// Seconds a client waits for a thumbnail before it gets 504; the job itself goes on.
-    public var requestTimeout = 20.0
+    public var requestTimeout = 10.0
     /// Recently fetched originals kept in memory, in bytes.
     public var sourceMemoryBytes = 64 * 1024 * 1024
     /// Seconds an original stays in memory after its fetch: enough for a page's sizes of one

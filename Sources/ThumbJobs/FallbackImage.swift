@@ -8,12 +8,17 @@ import ThumbRuntime
 public struct FallbackImage: Sendable {
     public let bytes: [UInt8]
     public let format: SourceFormat
-    /// The status it is answered with (imgproxy's FALLBACK_IMAGE_HTTP_CODE).
-    public let status: Int
+    /// The status it is answered with (imgproxy's FALLBACK_IMAGE_HTTP_CODE); nil: the status of
+    /// the failure it stands in for.
+    public let status: Int?
     /// Seconds clients and CDNs may keep it (imgproxy's FALLBACK_IMAGE_TTL).
     public let maxAge: Int
 
-    public init(bytes: [UInt8], format: SourceFormat, status: Int, maxAge: Int) {
+    /// Thumbnails are kept a year (`Cache-Control` of a hit), and so is a fallback image with
+    /// FALLBACK_IMAGE_TTL=0 (imgproxy's: its TTL, a year unless set).
+    public static let thumbnailMaxAge = 31_536_000
+
+    public init(bytes: [UInt8], format: SourceFormat, status: Int?, maxAge: Int) {
         self.bytes = bytes
         self.format = format
         self.status = status
@@ -25,7 +30,7 @@ public struct FallbackImage: Sendable {
     public struct Settings: Sendable {
         public var image: [UInt8]?
         public var url: String?
-        public var status = 200
+        public var status: Int? = 200
         public var maxAge = 60
 
         public init() {}

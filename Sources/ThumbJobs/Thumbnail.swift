@@ -13,12 +13,16 @@ public struct Thumbnail: Sendable {
     public let stored: CachePath?
     /// Set when this is the fallback image standing in for a source that failed: never stored.
     public let fallback: FallbackImage?
+    /// The status the fallback image is answered with: the configured one, else the failure's.
+    public let fallbackStatus: Int
 
-    public init(bytes: [UInt8], format: ImageFormat, stored: CachePath?, fallback: FallbackImage? = nil) {
+    public init(bytes: [UInt8], format: ImageFormat, stored: CachePath?, fallback: FallbackImage? = nil,
+                fallbackStatus: Int = 200) {
         self.bytes = bytes
         self.format = format
         self.stored = stored
         self.fallback = fallback
+        self.fallbackStatus = fallbackStatus
     }
 }
 

@@ -101,7 +101,8 @@ public struct ThumbnailPipeline: Sendable {
         metrics.increment(.fallbackRenders)
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
-        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback)
+        let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback,
+                                  fallbackStatus: fallback.status ?? error.status)
         recentFallbacks.keep(thumbnail, for: request.key)
         return .success(thumbnail)
     }
@@ -129,9 +130,9 @@ public struct ThumbnailPipeline: Sendable {
         }
         let bytes: [UInt8]
         let format: ImageFormat
-        // Skipped only when the source is already in the format asked for, as imgproxy does.
-        if let passed = source.format.asOutput, options.skipProcessing.contains(passed), (options.format ?? passed) == passed {
-            (bytes, format) = (source.bytes, passed)
+        if request.passesThrough(source.format.asOutput) {
+            let passed = try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
+            (bytes, format) = (passed.bytes, passed.format)
         } else {
             metrics.increment(.renders)
             let started = ContinuousClock.now

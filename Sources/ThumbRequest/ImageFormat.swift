@@ -14,6 +14,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// Formats imgproxy names that thumbd does not write.
+    public static let otherImgproxyNames: Set = ["heic", "tiff", "bmp", "ico", "svg", "jxl", "pdf", "mp4"]
+
     /// The extension thumbd writes; nginx's `types` block maps it back to `mimeType`.
     public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
 

@@ -13,9 +13,13 @@ public struct OptionParser: Sendable {
     /// imgproxy's `QUALITY` and `FORMAT_QUALITY`: per-format qualities where a URL asks for none;
     /// empty means each format's own default (JPEG 80, WebP 79, AVIF 63).
     public let defaultQualities: [ImageFormat: Int]
+    /// What a URL starts from before its options: imgproxy's defaults, with those its settings
+    /// change (STRIP_METADATA, KEEP_COPYRIGHT, STRIP_COLOR_PROFILE, AUTO_ROTATE, RETURN_ATTACHMENT).
+    public let base: ProcessingOptions
 
     public init(presets: Presets = Presets(), onlyPresets: Bool = false, allowSecurityOptions: Bool = false,
-                defaultQualities: [ImageFormat: Int] = [:]) {
+                defaultQualities: [ImageFormat: Int] = [:], base: ProcessingOptions = ProcessingOptions()) {
+        self.base = base
         self.presets = presets
         self.onlyPresets = onlyPresets
         self.allowSecurityOptions = allowSecurityOptions
@@ -25,7 +29,7 @@ public struct OptionParser: Sendable {
     /// Where every request starts: imgproxy's defaults, the configured qualities (as `fq`
     /// entries, so a URL's `fq` redefines them and its `q` wins), then the `default` preset.
     public func initialOptions() throws(ThumbError) -> ProcessingOptions {
-        var options = ProcessingOptions()
+        var options = base
         options.formatQuality = defaultQualities
         if presets["default"] != nil {
             try applyPresets(["default"], to: &options, within: [])

@@ -125,13 +125,10 @@ extension ProcessingOptions {
                                allowingOthers: Bool = false) throws(ThumbError) -> ImageFormat? {
         guard let text = args[index] else { return nil }
         if let format = ImageFormat(extension: text) { return format }
-        if allowingOthers, otherImgproxyFormats.contains(text.lowercased()) { return nil }
+        if allowingOthers, ImageFormat.otherImgproxyNames.contains(text.lowercased()) { return nil }
         let known = ImageFormat.allCases.map(\.fileExtension).joined(separator: ", ")
         throw args.invalid(index, "format", expected: "one of \(known)")
     }
-
-    /// Formats imgproxy names that thumbd neither reads nor writes.
-    static let otherImgproxyFormats: Set = ["heic", "tiff", "bmp", "ico", "svg", "jxl", "pdf", "mp4"]
 
     // MARK: Handling
 

@@ -40,7 +40,7 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     // Metadata
     public var stripMetadata = true
-    public var keepCopyright = false
+    public var keepCopyright = true
     public var stripColorProfile = true
 
     // Output
@@ -54,7 +54,7 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var format: ImageFormat?
     /// Source formats passed through untouched.
     public var skipProcessing: Set<ImageFormat> = []
-    /// Skip the processing queue limits (imgproxy's `raw`); accepted, with no effect here.
+    /// imgproxy's `raw`: the source's own bytes, unprocessed, whatever the other options say.
     public var raw = false
     public var cacheBuster = ""
     /// Unix time after which the URL answers 404.

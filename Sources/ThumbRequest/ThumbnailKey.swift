@@ -5,12 +5,17 @@ import Foundation
 /// produced, normalised so that two URLs that spell one thumbnail differently (plain or base64
 /// source, long or short names, another order, presets or the same options written out, q:0 or
 /// the format's default) have one key and share one job. Options that change only the response
-/// headers or the URL's validity (`filename`, `return_attachment`, `expires`) and `raw` (which
-/// has no effect in thumbd) are left out.
+/// headers or the URL's validity (`filename`, `return_attachment`, `expires`) are left out.
 public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     public let canonical: String
 
     public init(source: String, options: ProcessingOptions) {
+        self.init(source: source, options: options, formatInURL: options.format)
+    }
+
+    /// - Parameter formatInURL: the format the URL names, before negotiation: whether processing
+    ///   is skipped depends on it.
+    public init(source: String, options: ProcessingOptions, formatInURL: ImageFormat?) {
         let o = options
         canonical = [
             "v2",
@@ -45,7 +50,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "f:\(o.format?.rawValue ?? "source")",
             Self.quality(o),
             "mb:\(o.maxBytes)",
-            "skp:\(Self.skipped(o))",
+            "skp:\(Self.skipped(o.skipProcessing, formatInURL: formatInURL))",
             "cb:\(Self.string(o.cacheBuster))",
             // Security options change whether a thumbnail is made, so requests that differ in
             // them must not share one job.
@@ -53,7 +58,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "msfs:\(o.maxSourceFileSize.map(String.init) ?? "-")",
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
-        ].joined(separator: "|")
+        // Only where it is on, so the keys of every other URL stay what they were.
+        ].joined(separator: "|") + (o.raw ? "|raw" : "")
     }
 
     /// A short stable name for logs and hashed file names.
@@ -112,10 +118,10 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
     }
 
-    /// Processing is skipped only when the output format is the source's: with the output format
-    /// known, only whether that format is listed counts. Sorted.
-    private static func skipped(_ options: ProcessingOptions) -> String {
-        let formats = options.format.map { options.skipProcessing.intersection([$0]) } ?? options.skipProcessing
+    /// Processing is skipped only when the URL names the source's format or none: with a format
+    /// in the URL, only whether that format is listed counts. Sorted.
+    private static func skipped(_ skipped: Set<ImageFormat>, formatInURL: ImageFormat?) -> String {
+        let formats = formatInURL.map { skipped.intersection([$0]) } ?? skipped
         return formats.map(\.rawValue).sorted().joined(separator: ",")
     }
 }

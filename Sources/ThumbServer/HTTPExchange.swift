@@ -41,14 +41,15 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// The fallback image, standing in for a source that failed: kept by caches only briefly.
-    public static func fallback(_ bytes: [UInt8], format: ImageFormat, _ fallback: FallbackImage, varies: Bool) -> OutgoingResponse {
+    public static func fallback(_ bytes: [UInt8], format: ImageFormat, _ fallback: FallbackImage, status: Int,
+                                varies: Bool) -> OutgoingResponse {
         var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mimeType),
             ("Cache-Control", "public, max-age=\(fallback.maxAge)"),
         ]
         if varies { headers.append(("Vary", "Accept")) }
         headers.append((ServerTiming.name, ServerTiming.Mark.fallback.header))
-        return OutgoingResponse(status: fallback.status, headers: headers, body: bytes)
+        return OutgoingResponse(status: status, headers: headers, body: bytes)
     }
 
     /// A stored thumbnail, which nginx serves from its file (StoredFileRedirect). nginx keeps

@@ -118,7 +118,8 @@ public struct RequestHandler: Sendable {
         switch outcome {
         case .success(let thumbnail):
             if let fallback = thumbnail.fallback {
-                return .fallback(thumbnail.bytes, format: thumbnail.format, fallback, varies: request.variesByAccept)
+                return .fallback(thumbnail.bytes, format: thumbnail.format, fallback, status: thumbnail.fallbackStatus,
+                                 varies: request.variesByAccept)
             }
             guard let stored = thumbnail.stored else {
                 return .image(thumbnail.bytes, format: thumbnail.format, disposition: ContentDisposition.header(for: request, format: thumbnail.format),

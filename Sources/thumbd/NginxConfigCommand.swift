@@ -2,6 +2,7 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbRequest
 import ThumbRuntime
 import ThumbServer
 
@@ -60,6 +61,12 @@ extension NginxConfigCommand {
                 transform: NginxValue.glob)
         var extras: String?
 
+        @Option(name: .customLong("enforce"),
+                help: ArgumentHelp("A format thumbd enforces over the URL's (ENFORCE_WEBP, ENFORCE_AVIF): webp or "
+                    + "avif; repeat for both."),
+                transform: NginxValue.enforcedFormat)
+        var enforced: [ImageFormat] = []
+
         @OptionGroup var output: NginxConfigOutput
 
         var site: NginxSite {
@@ -71,6 +78,8 @@ extension NginxConfigCommand {
             site.hitsLog = hitsLog
             if let accessLog { site.accessLog = accessLog }
             site.extras = extras
+            // AVIF first, as thumbd picks it first.
+            site.enforced = [ImageFormat.avif, .webp].filter(enforced.contains)
             return site
         }
 

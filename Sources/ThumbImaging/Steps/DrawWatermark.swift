@@ -1,7 +1,8 @@
 import ThumbRequest
 import ThumbRuntime
 
-/// `watermark`: the configured image over the result, faded to the asked opacity, scaled to a
+/// `watermark`: the configured image over the result, faded to the asked opacity (a share of the
+/// configured one), scaled to a
 /// share of the result's width, placed by compass gravity with offsets, or tiled (`re`, where
 /// the offsets are the spacing between tiles).
 struct DrawWatermark: RenderStep {
@@ -21,7 +22,7 @@ struct DrawWatermark: RenderStep {
                                          scale: mark.scale, tiled: tiled)
             try watermark.resize(width: scaled.width, height: scaled.height)
         }
-        try watermark.fade(to: mark.opacity)
+        try watermark.fade(to: mark.opacity * context.watermarkOpacity)
         let size = (width: image.width, height: image.height)
         let dpr = context.plan.dprScale
         switch mark.position {

@@ -16,6 +16,9 @@ struct NginxSite {
     var accessLog = NginxLog.file("/var/log/nginx/access.log")
     /// A glob of files of extra locations, included in the server.
     var extras: String?
+    /// thumbd's ENFORCE_AVIF / ENFORCE_WEBP: the formats a client's Accept picks even over the
+    /// format a URL names, AVIF first.
+    var enforced: [ImageFormat] = []
 
     /// The upstream several sockets make.
     static let upstreamName = "thumbd_instances"
@@ -30,6 +33,7 @@ struct NginxSite {
         arguments += sockets.map { ["--socket", "\($0)"] }
         arguments += [["--hits-log", "\(effectiveHitsLog)"], ["--access-log", "\(accessLog)"]]
         if let extras { arguments.append(["--extras", extras]) }
+        arguments += enforced.map { ["--enforce", $0.rawValue] }
         return arguments
     }
 
@@ -60,6 +64,7 @@ struct NginxSite {
     private var namedFormatLocations: String {
         ImageFormat.allCases.map { format in
             let suffix = format == .jpeg ? "jpe?g" : format.rawValue
+            guard enforced.isEmpty else { return enforcedLocation(format, suffix: suffix) }
             return #"""
                 location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@\#(suffix)$" {
                     alias \#(cacheRoot)/served/$thumbd_c/$thumbd_c$thumbd_s.\#(format.fileExtension);
@@ -71,6 +76,45 @@ struct NginxSite {
                 }
             """#
         }.joined(separator: "\n\n")
+    }
+
+    /// A URL that names its format while a format is enforced: the client's enforced format
+    /// ({signature}.auto.{avif,webp}), else the source itself where the URL skips processing (the
+    /// same for every client), else the named format for clients that accept no enforced one.
+    private func enforcedLocation(_ format: ImageFormat, suffix: String) -> String {
+        let name = "/$thumbd_c/$thumbd_c$thumbd_s"
+        return #"""
+                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@\#(suffix)$" {
+                    types {
+            \#(typesBlock)
+                    }
+                    try_files \#(name)$thumbd_enforced \#(name).\#(format.fileExtension)
+                              \#(name)$thumbd_enforced_plain.\#(format.fileExtension) @thumbd;
+                    add_header Cache-Control "public, max-age=31536000, immutable";
+                    add_header Vary Accept;\#(hitLocationLogs)
+                }
+            """#
+    }
+
+    /// With formats enforced, the maps that pick the client's file in the named-format locations.
+    private var enforcedMaps: String {
+        guard !enforced.isEmpty else { return "" }
+        let lines = enforced.map { "    ~image/\($0.rawValue) .auto.\($0.rawValue);" }
+        let plain = enforced.map { "    ~image/\($0.rawValue) /.none;" }
+        return "\n\n" + """
+            # Formats enforced (THUMBD_ENFORCE_\(enforced.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_ENFORCE_"))): a URL that
+            # names its format answers a client whose Accept has an enforced format in that format,
+            # at {signature}.auto.{avif,webp}; other clients get {signature}.auto.none.{ext}.
+            map $http_accept $thumbd_enforced {
+            \(lines.joined(separator: "\n"))
+                default     .auto.none;
+            }
+
+            map $http_accept $thumbd_enforced_plain {
+            \(plain.joined(separator: "\n"))
+                default     .auto.none;
+            }
+            """
     }
 
     private var typesBlock: String {
@@ -136,7 +180,7 @@ struct NginxSite {
         map $uri $thumbd_vary {
             ~\.auto\. Accept;
             default "";
-        }
+        }\#(enforcedMaps)
 
         # Hits never reach thumbd, so nginx tells it which files it served: $request_filename, the file's
         # path on disk (the cache root, then /served/{c}/{name}). Buffered, this costs one write per 64 KiB

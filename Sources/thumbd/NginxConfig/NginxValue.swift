@@ -1,4 +1,5 @@
 import ArgumentParser
+import ThumbRequest
 import ThumbServer
 
 /// The values `thumbd nginx-config` writes into directives of a config that nginx's master reads
@@ -23,6 +24,14 @@ enum NginxValue {
     /// An absolute glob (an `include`'s).
     static func glob(_ text: String) throws -> String {
         try absolute(text, allowed: globCharacters, what: "glob")
+    }
+
+    /// A format thumbd may enforce over the URL's: `webp` or `avif`.
+    static func enforcedFormat(_ text: String) throws -> ImageFormat {
+        guard let format = ImageFormat(rawValue: text), format == .webp || format == .avif else {
+            throw ValidationError("'\(text)' cannot be enforced: webp or avif only")
+        }
+        return format
     }
 
     static func serverName(_ text: String) throws -> String {

@@ -35,6 +35,39 @@ extension Setting {
             ]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }
-        return lines.joined(separator: "\n") + "\n"
+        return (lines + imgproxyTable).joined(separator: "\n") + "\n"
+    }
+
+    /// What thumbd does with each setting imgproxy documents.
+    private static var imgproxyTable: [String] {
+        var lines = [
+            "",
+            "## imgproxy's settings",
+            "",
+            "Each setting imgproxy's docs describe (3.31, 4.0 and the next release) is honoured, with",
+            "imgproxy's meaning, or refused at start, naming it and why. Some are accepted with the one",
+            "value that is what thumbd always does. An IMGPROXY_ name imgproxy does not document is",
+            "refused, and so is a THUMBD_ name that is no setting, with the nearest name suggested.",
+            "",
+            "| imgproxy | thumbd |",
+            "|---|---|",
+        ]
+        let honoured = Dictionary(uniqueKeysWithValues: allCases.compactMap { setting in
+            setting.declaration.imgproxyName.map { ($0, setting) }
+        })
+        for name in ImgproxySettings.documented {
+            let what: String
+            if let setting = honoured[name] {
+                what = setting.name == name ? "honoured" : "honoured as `THUMBD_\(setting.name)`"
+            } else {
+                switch ImgproxySettings.verdict(name) {
+                case .sameAsThumbd(let value, let otherwise)?: what = "accepted as `\(value)`; any other value is refused: \(otherwise)"
+                case .refused(let why)?: what = "refused: \(why)"
+                case nil: what = "refused: not supported"
+                }
+            }
+            lines.append("| `IMGPROXY_\(name)` | \(what.replacingOccurrences(of: "|", with: "\\|")) |")
+        }
+        return lines
     }
 }

@@ -15,9 +15,14 @@ public enum Setting: CaseIterable, Sendable {
     case sourceHeaders
     case timeout, requestsQueueSize, maxConcurrentFetches, maxConcurrentFetchesPerHost, maxConcurrentRenders
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
-    case presets, onlyPresets, allowSecurityOptions, quality, formatQuality
-    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir, watermarkPath
+    case presets, onlyPresets, allowSecurityOptions
+    case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
+    case quality, formatQuality
+    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
+    case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
+    // The output format's choice (where the URL names none, or the client's Accept overrides it).
+    case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
 
     // swiftlint:disable:next function_body_length
     public var declaration: SettingDeclaration {
@@ -39,9 +44,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("PARAMS_TIMEOUT", .decimal(0.1...600), .field { $0.paramsTimeout.shortText },
                   "Seconds a FastCGI connection has to send its request's parameters.")
         case .workers:
-            .init("WORKERS", imgproxy: true, .integer(1...1024), .described("2 x cores"), "Worker threads.",
+            .init("WORKERS", .integer(1...1024), .described("2 x cores"), "FastCGI worker threads.",
                   details: "Worker threads that parse and answer requests the accepting thread hands them; a miss "
-                      + "does not hold one while its job runs.")
+                      + "does not hold one while its job runs. (imgproxy's `IMGPROXY_WORKERS` is thumbd's "
+                      + "`MAX_CONCURRENT_RENDERS`.)")
         case .logLevel:
             .init("LOG_LEVEL", imgproxy: true, .text, .field { $0.logLevel.rawValue }, "debug, info, warn or error.")
         case .cacheRoot:
@@ -109,8 +115,8 @@ public enum Setting: CaseIterable, Sendable {
             .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLinkLocal)" }, "Allow sources on link-local addresses.")
         case .maxSrcFileSize:
-            .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 34)), .field { "\($0.fetch.maxBytes)" },
-                  "Largest source to download, in bytes; 0 keeps the default.")
+            .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 50)), .field { "\($0.fetch.maxBytes)" },
+                  "Largest source to download, in bytes; 0: no limit.")
         case .maxSrcResolution:
             .init("MAX_SRC_RESOLUTION", imgproxy: true, .decimal(0.01...1_000),
                   .field { (Double($0.render.maxSourcePixels) / 1_000_000).shortText },
@@ -127,7 +133,8 @@ public enum Setting: CaseIterable, Sendable {
             .init("MAX_REDIRECTS", imgproxy: true, .integer(0...20), .field { "\($0.fetch.maxRedirects)" },
                   "Redirects to follow per source.")
         case .userAgent:
-            .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"), "User-Agent sent to origins.")
+            .init("USER_AGENT", imgproxy: true, .text, .described("thumbd/VERSION"),
+                  "User-Agent sent to origins; %current_version is thumbd's version.")
         case .sourceProxy:
             .init("SOURCE_PROXY", .text, .none, "HTTP proxy for source fetches; the environment's are never used.",
                   details: "`http://` or `https://` proxy for source downloads (`http_proxy`, `HTTPS_PROXY`, "
@@ -145,8 +152,9 @@ public enum Setting: CaseIterable, Sendable {
                   "Seconds a client waits for a thumbnail before 504; the job goes on.")
         case .requestsQueueSize:
             .init("REQUESTS_QUEUE_SIZE", imgproxy: true, .integer(0...100_000), .field { "\($0.limits.queueSize)" },
-                  "Jobs that may wait for a fetch or render slot; beyond, 503.",
-                  details: "Jobs that may wait for a fetch, host or render slot; beyond it, 503 with `Retry-After`.")
+                  "Jobs that may wait for a fetch or render slot; beyond, 503; 0: no limit.",
+                  details: "Jobs that may wait for a fetch, host or render slot; beyond it, 503 with `Retry-After`; "
+                      + "0: no limit.")
         case .maxConcurrentFetches:
             .init("MAX_CONCURRENT_FETCHES", .integer(1...1024), .field { "\($0.limits.fetches)" },
                   "Origin downloads at once.")
@@ -154,7 +162,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("MAX_CONCURRENT_FETCHES_PER_HOST", .integer(1...1024), .field { "\($0.limits.fetchesPerHost)" },
                   "Origin downloads at once from one host.")
         case .maxConcurrentRenders:
-            .init("MAX_CONCURRENT_RENDERS", .integer(1...1024), .described("cores"), "Renders at once.")
+            .init("MAX_CONCURRENT_RENDERS", imgproxyName: "WORKERS", .integer(1...1024), .described("cores"),
+                  "Renders at once.",
+                  details: "Renders at once (imgproxy's `WORKERS`, whose default is 2 x cores: one per core "
+                      + "keeps a render's latency low).")
         case .sourceMemoryCacheSize:
             .init("SOURCE_MEMORY_CACHE_SIZE", .integer(0...(1 << 36)), .field { "\($0.limits.sourceMemoryBytes)" },
                   "Bytes of recently fetched originals kept in memory.",
@@ -183,6 +194,24 @@ public enum Setting: CaseIterable, Sendable {
         case .allowSecurityOptions:
             .init("ALLOW_SECURITY_OPTIONS", imgproxy: true, .flag, .field { "\($0.options.allowSecurityOptions)" },
                   "Allow the security options (msr, msfs, maf, mrd) in URLs and presets.")
+        case .stripMetadata:
+            .init("STRIP_METADATA", imgproxy: true, .boolean, .field { "\($0.options.base.stripMetadata)" },
+                  "Strip metadata (EXIF, XMP, IPTC) where a URL does not say (sm).")
+        case .keepCopyright:
+            .init("KEEP_COPYRIGHT", imgproxy: true, .boolean, .field { "\($0.options.base.keepCopyright)" },
+                  "Keep the copyright while stripping metadata, where a URL does not say (kcr).")
+        case .stripColorProfile:
+            .init("STRIP_COLOR_PROFILE", imgproxy: true, .boolean, .field { "\($0.options.base.stripColorProfile)" },
+                  "Convert to sRGB and drop the colour profile where a URL does not say (scp).")
+        case .autoRotate:
+            .init("AUTO_ROTATE", imgproxy: true, .boolean, .field { "\($0.options.base.autoRotate)" },
+                  "Orient by EXIF where a URL does not say (ar).")
+        case .returnAttachment:
+            .init("RETURN_ATTACHMENT", imgproxy: true, .boolean, .field { "\($0.options.base.returnAttachment)" },
+                  "Answer with Content-Disposition: attachment where a URL does not say (att).")
+        case .skipProcessingFormats:
+            .init("SKIP_PROCESSING_FORMATS", imgproxy: true, .text, .none,
+                  "Source formats answered as they are, comma-separated, where a URL does not say (skp).")
         case .quality:
             .init("QUALITY", imgproxy: true, .integer(1...100), .described("per format, as FORMAT_QUALITY"),
                   "Quality of JPEG, WebP and AVIF where a URL asks for none.")
@@ -231,6 +260,20 @@ public enum Setting: CaseIterable, Sendable {
         case .watermarkPath:
             .init("WATERMARK_PATH", imgproxy: true, .text, .none,
                   "Image file the wm option draws (PNG with transparency works best).")
+        case .watermarkData:
+            .init("WATERMARK_DATA", imgproxy: true, .text, .none, "The watermark image itself, in base64.")
+        case .watermarkOpacity:
+            .init("WATERMARK_OPACITY", imgproxy: true, .decimal(0...1), .field { $0.render.watermarkOpacity.shortText },
+                  "The watermark's opacity; a URL's wm opacity is a share of it.")
+        case .maxResultDimension:
+            .init("MAX_RESULT_DIMENSION", imgproxy: true, .integer(0...Int(Int32.max)), .field { _ in "0" },
+                  "Widest or tallest result, in pixels, where a URL does not say (mrd); beyond, 422; 0: no limit.")
+        case .trustedSignatures:
+            .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
+                  "Signatures accepted without checking, comma-separated.",
+                  details: "Signatures accepted without checking, comma-separated, even with a KEY set (a URL "
+                      + "signed by a tool that cannot sign, say); each is as good as a key for the paths it comes "
+                      + "with.")
         case .fallbackImagePath:
             .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
                   "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.",
@@ -244,14 +287,40 @@ public enum Setting: CaseIterable, Sendable {
                   "URL of the fallback image, fetched once at start.",
                   details: "The same image fetched once at start, through the same address checks as sources.")
         case .fallbackImageHTTPCode:
-            .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(200...599), .field { "\($0.fallback.status)" },
-                  "Status the fallback image is answered with.")
+            .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(0...599), .field { "\($0.fallback.status ?? 0)" },
+                  "Status the fallback image is answered with; 0: the status the failure had.")
         case .fallbackImageTTL:
             .init("FALLBACK_IMAGE_TTL", imgproxy: true, .integer(0...31_536_000), .field { "\($0.fallback.maxAge)" },
-                  "Seconds clients may keep the fallback image (Cache-Control max-age).",
+                  "Seconds clients may keep the fallback image (Cache-Control max-age); 0: a year, as thumbnails.",
                   details: "Seconds clients may keep the fallback image (`Cache-Control: public, max-age=…`), and "
                       + "thumbd its rendering for that URL (in memory), so the real one shows soon after the "
-                      + "origin recovers.")
+                      + "origin recovers; 0: a year, as thumbnails (imgproxy's `TTL`).")
+        case .preferredFormats:
+            .init("PREFERRED_FORMATS", imgproxy: true, .text,
+                  .field { $0.render.preferredFormats.formats.map(\.rawValue).joined(separator: ",") },
+                  "Formats for URLs that name none, comma-separated: the source's if listed, else the first that fits.",
+                  details: "The formats written where neither the URL nor the client's Accept picks one: the "
+                      + "source's own format if listed, else the first listed that keeps an animation (when "
+                      + "`MAX_ANIMATION_FRAMES` > 1) and transparency (the source's alpha, `padding` or `extend`, "
+                      + "without `background`), else the first listed. Formats imgproxy knows but thumbd does "
+                      + "not write (jxl, heic, ...) are skipped.")
+        case .enforceWebp:
+            .init("ENFORCE_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.enforceWebp)" },
+                  "WebP whenever the client accepts it, even where the URL names another format.",
+                  details: "WebP whenever the client's Accept has `image/webp`, even where the URL names another "
+                      + "format; every answer then varies by Accept. nginx's site must be written with "
+                      + "`--enforce webp` so that hits agree.")
+        case .enforceAvif:
+            .init("ENFORCE_AVIF", imgproxy: true, .boolean, .field { "\($0.negotiation.enforceAvif)" },
+                  "AVIF whenever the client accepts it, even where the URL names another format.",
+                  details: "AVIF whenever the client's Accept has `image/avif` (before WebP), even where the URL "
+                      + "names another format; nginx's site must be written with `--enforce avif`.")
+        case .enableWebpDetection:
+            .init("ENABLE_WEBP_DETECTION", imgproxy: true, .boolean, .none,
+                  "Deprecated name of AUTO_WEBP, which wins when both are set.")
+        case .enableAvifDetection:
+            .init("ENABLE_AVIF_DETECTION", imgproxy: true, .boolean, .none,
+                  "Deprecated name of AUTO_AVIF, which wins when both are set.")
         }
     }
 }

@@ -1,5 +1,5 @@
-/// What one setting is: its name (THUMBD_<NAME>, and IMGPROXY_<NAME> where imgproxy has the same
-/// setting), the value it takes with its range, its default and its help. Everything else about a
+/// What one setting is: its name (THUMBD_<NAME>, and the IMGPROXY_ name of imgproxy's setting
+/// that means the same, if there is one), the value it takes with its range, its default and its help. Everything else about a
 /// setting (flag, environment names, file key, the check at start, `--help`, the docs' table) is
 /// derived from this, so each is written once.
 public struct SettingDeclaration: Sendable {
@@ -23,7 +23,9 @@ public struct SettingDeclaration: Sendable {
     }
 
     public let name: String
-    public let imgproxy: Bool
+    /// imgproxy's name for this setting, without IMGPROXY_: mostly `name`, but imgproxy's WORKERS
+    /// are thumbd's MAX_CONCURRENT_RENDERS (thumbd's WORKERS are its FastCGI threads).
+    public let imgproxyName: String?
     public let value: Value
     public let `default`: Default
     /// One line for `--help`.
@@ -31,20 +33,22 @@ public struct SettingDeclaration: Sendable {
     /// What the docs say instead of `help`, where a setting needs more than a line.
     public let details: String?
 
-    init(_ name: String, imgproxy: Bool = false, _ value: Value, _ default: Default, _ help: String,
-         details: String? = nil) {
+    init(_ name: String, imgproxy: Bool = false, imgproxyName: String? = nil, _ value: Value, _ default: Default,
+         _ help: String, details: String? = nil) {
         self.name = name
-        self.imgproxy = imgproxy
+        self.imgproxyName = imgproxyName ?? (imgproxy ? name : nil)
         self.value = value
         self.default = `default`
         self.help = help
         self.details = details
     }
 
-    /// THUMBD_ first; then IMGPROXY_ where imgproxy's setting means the same, so an imgproxy
-    /// user's environment works unchanged.
+    public var imgproxy: Bool { imgproxyName != nil }
+
+    /// THUMBD_ first; then IMGPROXY_ where imgproxy has a setting that means the same, so an
+    /// imgproxy user's environment works unchanged.
     public var environmentNames: [String] {
-        imgproxy ? ["THUMBD_\(name)", "IMGPROXY_\(name)"] : ["THUMBD_\(name)"]
+        ["THUMBD_\(name)"] + (imgproxyName.map { ["IMGPROXY_\($0)"] } ?? [])
     }
 
     /// `MAX_SRC_FILE_SIZE` → `max-src-file-size`, the spelling ArgumentParser gave these flags.

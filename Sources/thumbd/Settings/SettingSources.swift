@@ -32,10 +32,11 @@ struct SettingSources: Sendable {
             fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
         }
         let loaded = Settings.load(lookup)
-        guard !fileProblems.isEmpty else { return loaded }
+        let nameProblems = EnvironmentNames.problems(environment) + fileProblems
+        guard !nameProblems.isEmpty else { return loaded }
         switch loaded {
-        case .success: return .failure(Settings.Problems(messages: fileProblems))
-        case .failure(let problems): return .failure(Settings.Problems(messages: fileProblems + problems.messages))
+        case .success: return .failure(Settings.Problems(messages: nameProblems))
+        case .failure(let problems): return .failure(Settings.Problems(messages: nameProblems + problems.messages))
         }
     }
 
@@ -102,7 +103,7 @@ struct SettingSources: Sendable {
         }
         return [
             Layer(snapshot: snapshot, key: { AbsoluteConfigKey(["thumbd", $0.fileKey]) }, origin: origin),
-            Layer(snapshot: snapshot, key: { $0.imgproxy ? AbsoluteConfigKey(["imgproxy", $0.fileKey]) : nil }, origin: origin),
+            Layer(snapshot: snapshot, key: { $0.imgproxyName.map { AbsoluteConfigKey(["imgproxy", $0.lowercased()]) } }, origin: origin),
         ]
     }
 
@@ -116,11 +117,10 @@ struct SettingSources: Sendable {
         }
         guard path.hasSuffix(".json") else {
             let variables = try EnvironmentFile.variables(String(decoding: data, as: UTF8.self))
-            let known = Set(Setting.allCases.flatMap(\.declaration.environmentNames))
-            let unknown = variables.keys.filter { !known.contains($0) }.sorted()
-            guard unknown.isEmpty else {
-                throw FileError(description: "no such setting: \(unknown.joined(separator: ", "))")
-            }
+            let problems = EnvironmentNames.problems(variables, inFile: true)
+                + variables.keys.filter { !$0.hasPrefix("THUMBD_") && !$0.hasPrefix("IMGPROXY_") }.sorted()
+                    .map { "\($0): no such setting" }
+            guard problems.isEmpty else { throw FileError(description: problems.joined(separator: "; ")) }
             return environmentLayers(variables, file: path)
         }
         let bytes = [UInt8](data)

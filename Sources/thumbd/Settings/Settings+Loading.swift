@@ -5,7 +5,9 @@ import Glibc
 #endif
 import ThumbFetch
 import ThumbImaging
+import ThumbJobs
 import ThumbRequest
+import ThumbRuntime
 import ThumbServer
 
 /// Reads every setting from one lookup (a flag, else THUMBD_NAME, else IMGPROXY_NAME where
@@ -37,16 +39,27 @@ extension Settings {
         reader.read(.baseURL) { configuration.baseURL = $0.isEmpty ? nil : $0 }
         reader.read(.allowedSources) { configuration.allowedSources = SourceAllowList(prefixes: list($0)) }
         reader.read(.localFileSystemRoot) { configuration.localFileSystemRoot = $0.isEmpty ? nil : try directory($0) }
-        reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0.nonZero ?? configuration.fetch.maxBytes }
+        reader.integer(.maxSrcFileSize) { configuration.fetch.maxBytes = $0 == 0 ? Int.max : $0 }
         reader.read(.watermarkPath) { configuration.render.watermark = try imageFile($0) }
+        reader.read(.watermarkData) { configuration.render.watermark = try imageData($0) }
+        reader.decimal(.watermarkOpacity) { configuration.render.watermarkOpacity = $0 }
         reader.read(.fallbackImagePath) { configuration.fallback.image = try imageFile($0) }
         reader.read(.fallbackImageData) { configuration.fallback.image = try imageData($0) }
         reader.read(.fallbackImageURL) { configuration.fallback.url = $0.isEmpty ? nil : $0 }
-        reader.integer(.fallbackImageHTTPCode) { configuration.fallback.status = $0 }
-        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 }
+        reader.integer(.fallbackImageHTTPCode) { code in
+            guard code == 0 || code >= 200 else { throw InvalidValue(expected: "expected 0 or an HTTP status from 200 to 599") }
+            configuration.fallback.status = code == 0 ? nil : code
+        }
+        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? FallbackImage.thumbnailMaxAge : $0 }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
+        // The deprecated names first: the current ones win.
+        reader.bool(.enableWebpDetection) { configuration.negotiation.webp = $0 }
+        reader.bool(.enableAvifDetection) { configuration.negotiation.avif = $0 }
         reader.bool(.autoWebp) { configuration.negotiation.webp = $0 }
         reader.bool(.autoAvif) { configuration.negotiation.avif = $0 }
+        reader.bool(.enforceWebp) { configuration.negotiation.enforceWebp = $0 }
+        reader.bool(.enforceAvif) { configuration.negotiation.enforceAvif = $0 }
+        reader.read(.preferredFormats) { configuration.render.preferredFormats = try preferredFormats($0) }
         reader.decimal(.maxRenderSeconds) { configuration.render.maxRenderSeconds = $0 }
         reader.integer(.maxAnimationFrames) { configuration.render.maxAnimationFrames = $0 }
         reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
@@ -65,7 +78,7 @@ extension Settings {
             configuration.fetch.firstByteTimeoutMilliseconds = Int($0 * 1000)
         }
         reader.decimal(.timeout) { configuration.limits.requestTimeout = $0 }
-        reader.integer(.requestsQueueSize) { configuration.limits.queueSize = $0 }
+        reader.integer(.requestsQueueSize) { configuration.limits.queueSize = $0 == 0 ? Int.max : $0 }
         reader.integer(.maxConcurrentFetches) { configuration.limits.fetches = $0 }
         reader.integer(.maxConcurrentFetchesPerHost) { configuration.limits.fetchesPerHost = $0 }
         reader.integer(.maxConcurrentRenders) { configuration.limits.renders = $0 }
@@ -74,7 +87,9 @@ extension Settings {
         reader.decimal(.notFoundCacheTTL) { configuration.limits.failureLifetimes.notFound = $0 }
         reader.decimal(.errorCacheTTL) { configuration.limits.failureLifetimes.failure = $0 }
         reader.integer(.maxRedirects) { configuration.fetch.maxRedirects = $0 }
-        reader.read(.userAgent) { configuration.fetch.userAgent = $0 }
+        reader.read(.userAgent) {
+            configuration.fetch.userAgent = $0.replacingOccurrences(of: "%current_version", with: ThumbdVersion.current)
+        }
         reader.read(.sourceProxy) { configuration.fetch.proxy = $0.isEmpty ? nil : try proxyURL($0) }
         reader.bool(.allowLoopbackSourceAddresses) { configuration.fetch.addressPolicy.allowLoopback = $0 }
         reader.bool(.allowPrivateSourceAddresses) { configuration.fetch.addressPolicy.allowPrivate = $0 }
@@ -89,6 +104,9 @@ extension Settings {
         let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
         if fallbackSources.count > 1 {
             reader.problems.append("\(fallbackSources.map(\.name).joined(separator: ", ")): give one fallback image only")
+        }
+        if lookup(.watermarkPath) != nil && lookup(.watermarkData) != nil {
+            reader.problems.append("WATERMARK_PATH, WATERMARK_DATA: give one watermark only")
         }
         // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
         let indexBytes = configuration.cache.indexBytes
@@ -113,11 +131,14 @@ extension Settings {
         reader.read(.salt) { salts = try hexList($0) }
         reader.integer(.signatureSize, why: "a shorter signature can be found by trying") { size = $0 }
         reader.bool(.insecure) { insecure = $0 }
+        var trusted: [String] = []
+        reader.read(.trustedSignatures) { trusted = list($0) }
         // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
         guard reader.problems.count == problemsBefore else { return nil }
         if insecure {
-            guard keys.isEmpty && salts.isEmpty else {
-                reader.problems.append("INSECURE is on but KEY or SALT is set: give a key to sign URLs, or insecure mode, not both")
+            guard keys.isEmpty && salts.isEmpty && trusted.isEmpty else {
+                reader.problems.append("INSECURE is on but KEY, SALT or TRUSTED_SIGNATURES is set: give a key to sign URLs, "
+                    + "or insecure mode, not both")
                 return nil
             }
             return .insecure
@@ -126,7 +147,7 @@ extension Settings {
             reader.problems.append("KEY has \(keys.count) key(s) but SALT has \(salts.count) salt(s): give one salt per key")
             return nil
         }
-        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size)
+        return SignatureVerifier(pairs: zip(keys, salts).map(SignatureVerifier.KeyPair.init), size: size, trusted: trusted)
     }
 
     /// Presets are checked against the security setting, so that one is read first; every
@@ -136,6 +157,21 @@ extension Settings {
         var allowSecurityOptions = false
         var presets = Presets()
         var qualities: [ImageFormat: Int] = [:]
+        var base = ProcessingOptions()
+        reader.bool(.stripMetadata) { base.stripMetadata = $0 }
+        reader.bool(.keepCopyright) { base.keepCopyright = $0 }
+        reader.bool(.stripColorProfile) { base.stripColorProfile = $0 }
+        reader.bool(.autoRotate) { base.autoRotate = $0 }
+        reader.integer(.maxResultDimension) { base.maxResultDimension = $0 == 0 ? nil : $0 }
+        reader.bool(.returnAttachment) { base.returnAttachment = $0 }
+        reader.read(.skipProcessingFormats) { text in
+            guard let option = URLOption(segment: Substring("skp:" + list(text).joined(separator: ":"))) else { return }
+            do throws(ThumbError) {
+                try OptionParser().apply(option, to: &base)
+            } catch {
+                throw InvalidValue(expected: "expected formats, comma-separated: \(error.publicMessage)")
+            }
+        }
         reader.integer(.quality) { quality in
             for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
         }
@@ -149,12 +185,12 @@ extension Settings {
             } catch let invalid as Presets.Invalid {
                 throw InvalidValue(expected: invalid.messages.joined(separator: "; "))
             }
-            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions).presetProblems()
+            let problems = OptionParser(presets: parsed, allowSecurityOptions: allowSecurityOptions, base: base).presetProblems()
             guard problems.isEmpty else { throw InvalidValue(expected: problems.joined(separator: "; ")) }
             presets = parsed
         }
         return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
-                            defaultQualities: qualities)
+                            defaultQualities: qualities, base: base)
     }
 
     /// `jpeg,png,heic`: the formats to decode, every unknown name reported.
@@ -166,6 +202,18 @@ extension Settings {
             throw InvalidValue(expected: "expected formats from \(all), comma-separated")
         }
         return Set(names.compactMap(SourceFormat.init(rawValue:)))
+    }
+
+    /// `jpeg,png,gif`, in order; names imgproxy knows but thumbd does not write are skipped, as
+    /// imgproxy skips formats it cannot save.
+    private static func preferredFormats(_ text: String) throws -> PreferredFormats {
+        let names = list(text).map { $0.lowercased() }.filter { !ImageFormat.otherImgproxyNames.contains($0) }
+        guard let formats = PreferredFormats(names.compactMap(ImageFormat.init(extension:))),
+              formats.formats.count == names.count else {
+            let known = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
+            throw InvalidValue(expected: "expected formats from \(known), comma-separated, at least one")
+        }
+        return formats
     }
 
     /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.
@@ -350,10 +398,6 @@ extension Settings {
         }
         return bytes
     }
-}
-
-extension Int {
-    fileprivate var nonZero: Int? { self == 0 ? nil : self }
 }
 
 extension Logger.Level {

@@ -61,7 +61,7 @@ struct SourceFormatTests {
     @Test func heicIsRecognisedByItsBrand() {
         let header: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
         #expect(ContentSniffer.format(of: header) == .heic)
-        #expect(SourceFormat.heic.defaultOutput == .jpeg)
+        #expect(PreferredFormats.standard.format(for: .heic, animated: false, transparent: false) == .jpeg)
     }
 
     @Test func textStartingWithBMIsNotABitmap() {

@@ -54,6 +54,24 @@ final class FallbackImageTests {
         #expect(stack.cacheFiles().isEmpty)
     }
 
+    @Test func zeroKeepsTheFailuresStatusAndTheThumbnailsLifetime() throws {
+        // imgproxy-docs configuration/options.mdx: FALLBACK_IMAGE_HTTP_CODE 0 is "the usual HTTP
+        // code"; FALLBACK_IMAGE_TTL 0 is IMGPROXY_TTL's value (a year, as thumbnails here)
+        let stack = try TestStack(environment: [
+            "THUMBD_FALLBACK_IMAGE_PATH": fallbackPath, "IMGPROXY_FALLBACK_IMAGE_HTTP_CODE": "0", "IMGPROXY_FALLBACK_IMAGE_TTL": "0",
+        ])
+        defer { stack.shutdown() }
+
+        let missing = try stack.get("/insecure/rs:fit:50:50/plain/\(origin.url("/gone.jpg"))@png")
+        let undecodable = try stack.get("/insecure/rs:fit:50:50/plain/\(origin.url("/text.html"))@png")
+
+        #expect(missing.status == 404 && missing.headers["server-timing"] == "thumbd;desc=fallback")
+        #expect(undecodable.status == 422 && undecodable.headers["server-timing"] == "thumbd;desc=fallback")
+        #expect(missing.headers["cache-control"] == "public, max-age=31536000")
+        #expect(try ImageProbe(undecodable.body).width == 50)
+        #expect(stack.cacheFiles().isEmpty)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aBrokenSourceIsRenderedOnceForItsLifetimeHoweverOftenItIsAskedFor() throws {
         // Given a source the origin does not have

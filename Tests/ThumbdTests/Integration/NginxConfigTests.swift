@@ -33,6 +33,7 @@ struct NginxConfigTests {
         ("no access log", ["--access-log", "off"]),
         ("hits to syslog", ["--hits-log", "syslog:server=unix:{dir}/hits.sock,nohostname"]),
         ("a TCP socket", ["--socket", "127.0.0.1:9000"]),
+        ("formats enforced", ["--enforce", "webp", "--enforce", "avif"]),
     ]
 
     @Test(arguments: siteVariants.map(\.0))
@@ -85,6 +86,8 @@ struct NginxConfigTests {
         ["site", "--socket", "host{:9000"],
         ["site", "--hits-log", "/var/log/hits log"],
         ["site", "--access-log", "relative.log"],
+        ["site", "--enforce", "jpeg"],
+        ["site", "--enforce", "webp;"],
         ["site", "--extras", "/etc/x/*.conf}"],
         ["front", "--host", "10.0.0.1"],
         ["front", "--host", "10.0.0.1:80;"],

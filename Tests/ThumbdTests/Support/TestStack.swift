@@ -42,7 +42,9 @@ final class TestStack: @unchecked Sendable {
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
     /// - Parameter cacheRoot: where the cache is, its index beside it; by default in the stack's directory.
-    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil) throws {
+    /// - Parameter siteArguments: more arguments for `thumbd nginx-config site` (`--enforce webp`).
+    init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil,
+         siteArguments: [String] = []) throws {
         self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
@@ -64,7 +66,7 @@ final class TestStack: @unchecked Sendable {
         try Self.writeSite(to: directory + "/thumbd-site.conf", [
             "--listen", "127.0.0.1:\(port)", "--cache-root", self.cacheRoot, "--hits-log", self.cacheRoot + ".hits.log",
             "--access-log", directory + "/nginx-access.log", "--extras", directory + "/site.d/*.conf",
-        ] + sockets.flatMap { ["--socket", "unix:\($0)"] })
+        ] + sockets.flatMap { ["--socket", "unix:\($0)"] } + siteArguments)
         if instances > 1 {
             // Each instance's metrics at /_test/metrics/N, to see what each process sees.
             for (instance, socket) in sockets.enumerated() {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime
 @testable import ThumbServer
@@ -36,8 +37,12 @@ struct ConfigurationTests {
         #expect(configuration.baseURL == nil)
         #expect(configuration.fetch.maxBytes == 20 * 1024 * 1024)
         #expect(configuration.fetch.connectTimeoutMilliseconds == 3_000)
-        #expect(configuration.fetch.totalTimeoutMilliseconds == 10_000)
-        #expect(configuration.fetch.maxRedirects == 5)
+        // imgproxy's defaults
+        #expect(configuration.fetch.totalTimeoutMilliseconds == 5_000)
+        #expect(configuration.fetch.maxRedirects == 10)
+        #expect(configuration.limits.requestTimeout == 10)
+        #expect(configuration.options.base.keepCopyright && configuration.options.base.stripMetadata)
+        #expect(configuration.options.base.stripColorProfile && configuration.options.base.autoRotate)
         #expect(configuration.fetch.userAgent == "thumbd/\(ThumbdVersion.current)")
         #expect(!configuration.fetch.addressPolicy.allowLoopback)
         #expect(!configuration.fetch.addressPolicy.allowPrivate)
@@ -107,6 +112,22 @@ struct ConfigurationTests {
         #expect(Self.problems([.sourceFormats: ","]).count == 1)
     }
 
+    // imgproxy processing/config.go (PREFERRED_FORMATS: formats it cannot save are skipped, none
+    // left is an error); clientfeatures/config.go; v3.31.4 config/config.go (ENABLE_WEBP_DETECTION,
+    // read before AUTO_WEBP)
+    @Test func theOutputFormatSettingsAreImgproxys() throws {
+        #expect(try Self.load([:]).render.preferredFormats.formats == [.jpeg, .png, .gif])
+        #expect(try Self.load([.preferredFormats: "webp, jxl, PNG"]).render.preferredFormats.formats == [.webp, .png])
+        #expect(Self.problems([.preferredFormats: "jxl"]).count == 1)
+        #expect(Self.problems([.preferredFormats: "jpeg,bogus"]).count == 1)
+
+        let negotiation = try Self.load([.enforceWebp: "true", .enforceAvif: "1", .enableWebpDetection: "true"]).negotiation
+        #expect(negotiation == FormatNegotiation(webp: true, enforceWebp: true, enforceAvif: true))
+        #expect(try Self.load([.enableAvifDetection: "true"]).negotiation.avif)
+        // the current name wins over the deprecated one
+        #expect(try !Self.load([.enableWebpDetection: "true", .autoWebp: "false"]).negotiation.webp)
+    }
+
     @Test func paramsTimeoutIsRead() throws {
         #expect(try Self.load([:]).paramsTimeout == 5)
         #expect(try Self.load([.paramsTimeout: "0.5"]).paramsTimeout == 0.5)
@@ -156,9 +177,14 @@ struct ConfigurationTests {
         }
     }
 
-    @Test func maxSourceFileSizeOfZeroKeepsTheDefault() throws {
-        // imgproxy reads 0 as "no limit"; thumbd keeps its default limit instead
-        #expect(try Self.load([.maxSrcFileSize: "0"]).fetch.maxBytes == 20 * 1024 * 1024)
+    @Test func zeroMeansWhatImgproxySaysItMeans() throws {
+        // imgproxy's docs (configuration/options.mdx): no file size check, an unlimited queue, the
+        // usual status, and the TTL (a year) for the fallback image
+        #expect(try Self.load([.maxSrcFileSize: "0"]).fetch.maxBytes == Int.max)
+        #expect(try Self.load([.requestsQueueSize: "0"]).limits.queueSize == Int.max)
+        #expect(try Self.load([.fallbackImageHTTPCode: "0"]).fallback.status == nil)
+        #expect(try Self.load([.fallbackImageTTL: "0"]).fallback.maxAge == 31_536_000)
+        #expect(Self.problems([.fallbackImageHTTPCode: "150"]).count == 1)
     }
 
     @Test func everyInvalidValueIsReportedAtOnce() {
@@ -281,15 +307,18 @@ struct ConfigurationTests {
         for setting in Setting.allCases {
             let names = setting.environmentNames
             #expect(names.first == "THUMBD_\(setting.name)")
-            if setting.isThumbdOwn {
-                #expect(names == ["THUMBD_\(setting.name)"])
+            if let imgproxyName = setting.declaration.imgproxyName {
+                #expect(names == ["THUMBD_\(setting.name)", "IMGPROXY_\(imgproxyName)"])
             } else {
-                #expect(names == ["THUMBD_\(setting.name)", "IMGPROXY_\(setting.name)"])
+                #expect(names == ["THUMBD_\(setting.name)"])
             }
         }
         #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
         #expect(Setting.cacheRoot.environmentNames == ["THUMBD_CACHE_ROOT"])
         #expect(Setting.timeout.environmentNames == ["THUMBD_TIMEOUT", "IMGPROXY_TIMEOUT"])
+        // imgproxy's WORKERS are the images it processes at once: thumbd's renders, not its threads
+        #expect(Setting.maxConcurrentRenders.environmentNames == ["THUMBD_MAX_CONCURRENT_RENDERS", "IMGPROXY_WORKERS"])
+        #expect(Setting.workers.environmentNames == ["THUMBD_WORKERS"])
         #expect(Setting.listen.isThumbdOwn && Setting.errorCacheTTL.isThumbdOwn && !Setting.requestsQueueSize.isThumbdOwn)
     }
 }

@@ -37,9 +37,10 @@ struct SettingDeclarationTests {
             let found = SettingSources(environment: [name: value]).lookup()(setting)
             #expect(found?.value == value && found?.origin == name, "\(name)")
         }
-        let imgproxyName = "IMGPROXY_\(declaration.name)"
-        let unread = SettingSources(environment: [imgproxyName: value]).lookup()(setting)
-        #expect((unread != nil) == declaration.imgproxy, "\(imgproxyName)")
+        // and from no IMGPROXY_ name but imgproxy's own for it
+        let sameName = "IMGPROXY_\(declaration.name)"
+        let unread = SettingSources(environment: [sameName: value]).lookup()(setting)
+        #expect((unread != nil) == (declaration.imgproxyName == declaration.name), "\(sameName)")
 
         // From the flag, both spellings
         let (flags, rest) = try SettingFlags.split(flagArguments(setting, value) + ["/path"])
@@ -52,20 +53,20 @@ struct SettingDeclarationTests {
     }
 
     @Test func aFlagWinsOverThumbdWhichWinsOverImgproxyWhichWinsOverTheFile() throws {
-        // Given WORKERS in every source
+        // Given MAX_REDIRECTS in every source
         let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).json"
-        try Data(#"{"workers": 4, "timeout": 7}"#.utf8).write(to: URL(fileURLWithPath: file))
+        try Data(#"{"max_redirects": 4, "timeout": 7}"#.utf8).write(to: URL(fileURLWithPath: file))
         defer { unlink(file) }
-        let environment = ["THUMBD_CONFIG": file, "IMGPROXY_WORKERS": "3", "THUMBD_WORKERS": "2"]
+        let environment = ["THUMBD_CONFIG": file, "IMGPROXY_MAX_REDIRECTS": "3", "THUMBD_MAX_REDIRECTS": "2"]
 
         // Then each source wins over the ones after it
         let load = { (flags: [Setting: String], environment: [String: String]) in
             try SettingSources(flags: flags, environment: environment).load().get()
         }
-        #expect(try load([.workers: "1"], environment).workers == 1)
-        #expect(try load([:], environment).workers == 2)
-        #expect(try load([:], environment.filter { $0.key != "THUMBD_WORKERS" }).workers == 3)
-        #expect(try load([:], ["THUMBD_CONFIG": file]).workers == 4)
+        #expect(try load([.maxRedirects: "1"], environment).fetch.maxRedirects == 1)
+        #expect(try load([:], environment).fetch.maxRedirects == 2)
+        #expect(try load([:], environment.filter { $0.key != "THUMBD_MAX_REDIRECTS" }).fetch.maxRedirects == 3)
+        #expect(try load([:], ["THUMBD_CONFIG": file]).fetch.maxRedirects == 4)
         #expect(try load([:], ["THUMBD_CONFIG": file]).limits.requestTimeout == 7)
     }
 
@@ -140,6 +141,8 @@ struct EnvironmentFileTests {
             Issue.record("a misspelt name was accepted")
             return
         }
-        #expect(problems.messages == ["--config=\(file.debugDescription): no such setting: THUMBD_WORKRES"])
+        #expect(problems.messages == [
+            "--config=\(file.debugDescription): THUMBD_WORKRES: no such setting (did you mean THUMBD_WORKERS?)",
+        ])
     }
 }
