@@ -116,10 +116,6 @@ public struct Renderer: Sendable {
             }
         }
         let resolved = plan ?? ResizePlan(sourceWidth: image.width, sourceHeight: image.height, options: options)
-        plan = resolved
-        if let limit = options.maxResultDimension, max(resolved.outputWidth, resolved.outputHeight) > limit {
-            throw .unprocessable("result would be \(resolved.outputWidth)x\(resolved.outputHeight), over max_result_dimension \(limit)")
-        }
         let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
         let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
                                     watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)

@@ -1,8 +1,9 @@
 import ThumbRequest
 
-/// The pure geometry of a thumbnail, in imgproxy's order: cut the source (`crop`), scale by the
-/// resizing type (with `dpr`, `zoom`, minimum sizes and `enlarge`), cut the result window by
-/// gravity, extend the canvas (`extend`, `extend_aspect_ratio`), pad. No ImageMagick here.
+/// The pure geometry of a thumbnail, in imgproxy's order (processing/prepare.go): cut the source
+/// (`crop`), scale by the resizing type (with `zoom`, `enlarge`, `dpr`, minimum sizes), cut the
+/// result window by gravity, extend the canvas (`extend`, `extend_aspect_ratio`), pad. No
+/// ImageMagick here.
 public struct ResizePlan: Sendable, Hashable {
     /// Where a w × h image sits on a larger canvas.
     public struct Placement: Sendable, Hashable {
@@ -13,16 +14,20 @@ public struct ResizePlan: Sendable, Hashable {
     }
 
     /// The part of the source kept before scaling, in source pixels; nil = all of it.
-    public let sourceCrop: PixelRect?
-    public let scaledWidth: Int
-    public let scaledHeight: Int
+    public private(set) var sourceCrop: PixelRect?
+    public private(set) var scaledWidth: Int
+    public private(set) var scaledHeight: Int
     /// The window of the scaled image that is the result; nil = all of it.
-    public let resultCrop: PixelRect?
+    public private(set) var resultCrop: PixelRect?
     /// True when the result window's position is for content (smart crop) to decide.
-    public let placesWindowByContent: Bool
+    public private(set) var placesWindowByContent: Bool
     /// The canvas the result is extended to; nil = none.
     public let canvas: Placement?
+    /// Padding in output pixels (times the dpr in effect).
     public let padding: Padding
+    /// The dpr in effect: the asked one, lowered where it would enlarge without `enlarge` or
+    /// pass `max_result_dimension`. Offsets of what is drawn later (watermarks) scale by it.
+    public let dprScale: Double
 
     public var outputWidth: Int {
         (canvas?.canvasWidth ?? resultCrop?.width ?? scaledWidth) + padding.left + padding.right
@@ -33,65 +38,35 @@ public struct ResizePlan: Sendable, Hashable {
     }
 
     public init(sourceWidth: Int, sourceHeight: Int, options: ProcessingOptions) {
-        let dpr = options.dpr
-        let target = (width: Double(options.width) * dpr, height: Double(options.height) * dpr)
+        let source = Size(width: sourceWidth, height: sourceHeight)
+        let base = Size(width: Self.minNonZero(Self.cropSide(options.crop?.width ?? 0, of: sourceWidth), sourceWidth),
+                        height: Self.minNonZero(Self.cropSide(options.crop?.height ?? 0, of: sourceHeight), sourceHeight))
+        // Cut before scaling, so offsets are source pixels: no dpr.
+        sourceCrop = base != source
+            ? Self.window(width: base.width, height: base.height, in: (sourceWidth, sourceHeight),
+                          gravity: options.crop?.gravity ?? options.gravity)
+            : nil
 
-        var base = (width: sourceWidth, height: sourceHeight)
-        if let crop = options.crop {
-            let width = Self.cropSide(crop.width, of: sourceWidth)
-            let height = Self.cropSide(crop.height, of: sourceHeight)
-            let gravity = crop.gravity ?? options.gravity
-            sourceCrop = width < sourceWidth || height < sourceHeight
-                ? Self.window(width: width, height: height, in: (sourceWidth, sourceHeight), gravity: gravity, dpr: dpr)
-                : nil
-            base = (width, height)
-        } else {
-            sourceCrop = nil
-        }
+        let asked = Self.factors(base: base, options: options)
+        let (factors, sizes) = Self.limited(asked, Self.sizes(base: base, factors: asked, options: options),
+                                            base: base, options: options)
+        dprScale = factors.dpr
+        scaledWidth = sizes.scaled.width
+        scaledHeight = sizes.scaled.height
 
-        let type = Self.effectiveType(options.resizingType, base: base, target: target)
-        var scale = Self.scale(type, base: base, target: target)
-        if options.minWidth > 0 {
-            scale = Self.raise(scale, toAtLeast: Double(options.minWidth) * dpr / Double(base.width))
-        }
-        if options.minHeight > 0 {
-            scale = Self.raise(scale, toAtLeast: Double(options.minHeight) * dpr / Double(base.height))
-        }
-        scale = (scale.x * options.zoomX, scale.y * options.zoomY)
-        // imgproxy's rule without enlarge: no side is scaled up; a forced stretch keeps its ratio.
-        if !options.enlarge, max(scale.x, scale.y) > 1 {
-            let larger = max(scale.x, scale.y)
-            scale = (scale.x / larger, scale.y / larger)
-        }
-        scaledWidth = max(1, Int((Double(base.width) * scale.x).rounded()))
-        scaledHeight = max(1, Int((Double(base.height) * scale.y).rounded()))
-
-        let window = Self.resultSize(type, scaled: (scaledWidth, scaledHeight), target: target)
-        if window.width < scaledWidth || window.height < scaledHeight {
-            resultCrop = Self.window(width: window.width, height: window.height, in: (scaledWidth, scaledHeight),
-                                     gravity: options.gravity, dpr: dpr)
+        let result = Size(width: Self.minNonZero(sizes.window.width, scaledWidth),
+                          height: Self.minNonZero(sizes.window.height, scaledHeight))
+        if result != sizes.scaled {
+            resultCrop = Self.window(width: result.width, height: result.height, in: (scaledWidth, scaledHeight),
+                                     gravity: options.gravity, dpr: dprScale)
             placesWindowByContent = options.gravity.anchor == .smart
         } else {
             resultCrop = nil
             placesWindowByContent = false
         }
 
-        canvas = Self.canvas(of: window, target: target, options: options)
-        padding = Padding(top: Int((Double(options.padding.top) * dpr).rounded()),
-                          right: Int((Double(options.padding.right) * dpr).rounded()),
-                          bottom: Int((Double(options.padding.bottom) * dpr).rounded()),
-                          left: Int((Double(options.padding.left) * dpr).rounded()))
-    }
-
-    private init(sourceCrop: PixelRect?, scaledWidth: Int, scaledHeight: Int, resultCrop: PixelRect?,
-                 placesWindowByContent: Bool, canvas: Placement?, padding: Padding) {
-        self.sourceCrop = sourceCrop
-        self.scaledWidth = scaledWidth
-        self.scaledHeight = scaledHeight
-        self.resultCrop = resultCrop
-        self.placesWindowByContent = placesWindowByContent
-        self.canvas = canvas
-        self.padding = padding
+        canvas = Self.canvas(of: result, sizes: sizes, dpr: dprScale, options: options)
+        padding = Self.scaledPadding(options.padding, dpr: dprScale)
     }
 
     /// The part of a `width` x `height` source the result shows, in source pixels, when it is a
@@ -109,126 +84,31 @@ public struct ResizePlan: Sendable, Hashable {
     /// The rest of the plan once the decoder has cut `sourceWindow` out: scale to the result
     /// window, cut nothing more.
     public func afterDecoderCut() -> ResizePlan {
-        let size = resultCrop.map { ($0.width, $0.height) } ?? (scaledWidth, scaledHeight)
-        return ResizePlan(sourceCrop: nil, scaledWidth: size.0, scaledHeight: size.1, resultCrop: nil,
-                          placesWindowByContent: false, canvas: canvas, padding: padding)
+        var rest = self
+        if let resultCrop { (rest.scaledWidth, rest.scaledHeight) = (resultCrop.width, resultCrop.height) }
+        rest.sourceCrop = nil
+        rest.resultCrop = nil
+        rest.placesWindowByContent = false
+        return rest
     }
 
-    /// `auto` is `fill` when source and box are both portrait or both landscape, else `fit`.
-    static func effectiveType(_ type: ResizingType, base: (width: Int, height: Int),
-                              target: (width: Double, height: Double)) -> ResizingType {
-        guard type == .auto else { return type }
-        guard target.width > 0, target.height > 0 else { return .fit }
-        let sourceIsLandscape = base.width >= base.height
-        let targetIsLandscape = target.width >= target.height
-        return sourceIsLandscape == targetIsLandscape ? .fill : .fit
-    }
-
-    private static func scale(_ type: ResizingType, base: (width: Int, height: Int),
-                              target: (width: Double, height: Double)) -> (x: Double, y: Double) {
-        let x = target.width > 0 ? target.width / Double(base.width) : nil
-        let y = target.height > 0 ? target.height / Double(base.height) : nil
-        switch (type, x, y) {
-        case (_, nil, nil): return (1, 1)
-        case (_, let x?, nil): return (x, x)
-        case (_, nil, let y?): return (y, y)
-        case (.force, let x?, let y?): return (x, y)
-        case (.fill, let x?, let y?), (.fillDown, let x?, let y?): return (max(x, y), max(x, y))
-        case (.fit, let x?, let y?), (.auto, let x?, let y?): return (min(x, y), min(x, y))
-        }
-    }
-
-    private static func raise(_ scale: (x: Double, y: Double), toAtLeast minimum: Double) -> (x: Double, y: Double) {
-        let smaller = min(scale.x, scale.y)
-        guard smaller < minimum else { return scale }
-        return (scale.x * minimum / smaller, scale.y * minimum / smaller)
-    }
-
-    /// The size of the result window: the asked box for the fill types, at most the scaled
-    /// image; fill-down keeps the box's aspect ratio when the image is smaller than the box.
-    private static func resultSize(_ type: ResizingType, scaled: (width: Int, height: Int),
-                                   target: (width: Double, height: Double)) -> (width: Int, height: Int) {
-        guard type == .fill || type == .fillDown else { return scaled }
-        var width = target.width > 0 ? min(Int(target.width.rounded()), scaled.width) : scaled.width
-        var height = target.height > 0 ? min(Int(target.height.rounded()), scaled.height) : scaled.height
-        if type == .fillDown, target.width > 0, target.height > 0,
-           Double(scaled.width) < target.width || Double(scaled.height) < target.height {
-            let aspect = target.width / target.height
-            if Double(scaled.width) / Double(scaled.height) > aspect {
-                width = max(1, Int((Double(scaled.height) * aspect).rounded()))
-                height = scaled.height
-            } else {
-                width = scaled.width
-                height = max(1, Int((Double(scaled.width) / aspect).rounded()))
-            }
-        }
-        return (width, height)
-    }
-
-    private static func canvas(of result: (width: Int, height: Int), target: (width: Double, height: Double),
-                                   options: ProcessingOptions) -> Placement? {
-        var canvas = result
+    /// The canvas of `extend` (the target size) or `extend_aspect_ratio`, when larger than the result.
+    private static func canvas(of result: Size, sizes: Sizes, dpr: Double, options: ProcessingOptions) -> Placement? {
+        let canvas: Size
         let gravity: Gravity
         if let extend = options.extend {
-            canvas = (max(result.width, Int(target.width.rounded())), max(result.height, Int(target.height.rounded())))
+            canvas = Size(width: max(result.width, sizes.target.width), height: max(result.height, sizes.target.height))
             gravity = extend
-        } else if let extend = options.extendAspectRatio, target.width > 0, target.height > 0 {
-            let aspect = target.width / target.height
-            if Double(result.width) / Double(result.height) > aspect {
-                canvas.height = Int((Double(result.width) / aspect).rounded())
-            } else {
-                canvas.width = Int((Double(result.height) * aspect).rounded())
-            }
+        } else if let extend = options.extendAspectRatio, sizes.aspectCanvas.width > 0, sizes.aspectCanvas.height > 0 {
+            canvas = Size(width: max(result.width, sizes.aspectCanvas.width),
+                          height: max(result.height, sizes.aspectCanvas.height))
             gravity = extend
         } else {
             return nil
         }
-        guard canvas.width > result.width || canvas.height > result.height else { return nil }
-        let spot = window(width: result.width, height: result.height, in: canvas, gravity: gravity, dpr: options.dpr)
+        guard canvas != result else { return nil }
+        let spot = window(width: result.width, height: result.height, in: (canvas.width, canvas.height),
+                          gravity: gravity, dpr: dpr)
         return Placement(canvasWidth: canvas.width, canvasHeight: canvas.height, x: spot.x, y: spot.y)
-    }
-
-    /// `crop` sides: 1 and more are pixels, below 1 a share, 0 the whole side.
-    private static func cropSide(_ value: Double, of side: Int) -> Int {
-        switch value {
-        case 0: side
-        case ..<1: max(1, Int((value * Double(side)).rounded()))
-        default: min(side, Int(value.rounded()))
-        }
-    }
-
-    /// Places a window by gravity; compass offsets (times dpr) move it away from the anchored
-    /// edge (or, for the centre, right and down); a focus point centres it on the point; the
-    /// window always stays inside the image. Smart gravity starts centred: content decides later.
-    static func window(width: Int, height: Int, in size: (width: Int, height: Int), gravity: Gravity,
-                       dpr: Double = 1) -> PixelRect {
-        let spareX = Double(size.width - width)
-        let spareY = Double(size.height - height)
-        let offsetX = gravity.offsetX * dpr
-        let offsetY = gravity.offsetY * dpr
-        let x: Double
-        let y: Double
-        // The same rule for each axis, written out twice on purpose: the anchors that pin an
-        // edge differ per axis, and a table of them would hide which is which.
-        switch gravity.anchor {
-        case .west, .northWest, .southWest: x = offsetX
-        case .east, .northEast, .southEast: x = spareX - offsetX
-        case .center, .north, .south: x = spareX / 2 + offsetX
-        case .smart: x = spareX / 2
-        case .focusPoint: x = gravity.offsetX * Double(size.width) - Double(width) / 2
-        }
-        switch gravity.anchor {
-        case .north, .northWest, .northEast: y = offsetY
-        case .south, .southWest, .southEast: y = spareY - offsetY
-        case .center, .west, .east: y = spareY / 2 + offsetY
-        case .smart: y = spareY / 2
-        case .focusPoint: y = gravity.offsetY * Double(size.height) - Double(height) / 2
-        }
-        return PixelRect(
-            x: Int(min(max(x, 0), spareX).rounded()),
-            y: Int(min(max(y, 0), spareY).rounded()),
-            width: width,
-            height: height
-        )
     }
 }

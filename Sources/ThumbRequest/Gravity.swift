@@ -1,4 +1,5 @@
-/// Where a crop is anchored (imgproxy's `gravity`), with optional offsets in pixels.
+/// Where a crop is anchored (imgproxy's `gravity`), with optional offsets as the URL gives them:
+/// from 1 up (either way) pixels, below 1 a share of the image; the geometry reads them.
 public struct Gravity: Sendable, Hashable {
     public enum Anchor: String, Sendable, Hashable, CaseIterable {
         case center = "ce"

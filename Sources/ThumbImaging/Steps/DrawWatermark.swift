@@ -24,17 +24,19 @@ struct DrawWatermark: RenderStep {
         }
         try watermark.fade(to: mark.opacity * context.watermarkOpacity)
         let size = (width: image.width, height: image.height)
+        let dpr = context.plan.dprScale
         switch mark.position {
         case .anchored(let anchor):
-            let spot = ResizePlan.window(width: min(watermark.width, size.width), height: min(watermark.height, size.height),
-                                         in: size, gravity: Gravity(anchor: anchor, offsetX: mark.offsetX, offsetY: mark.offsetY),
-                                         dpr: context.options.dpr)
+            // As imgproxy places it: offsets may push the mark partly off the picture.
+            let spot = ResizePlan.window(width: watermark.width, height: watermark.height, in: size,
+                                         gravity: Gravity(anchor: anchor, offsetX: mark.offsetX, offsetY: mark.offsetY),
+                                         dpr: dpr, allowsOverflow: true)
             try image.composite(watermark, x: spot.x, y: spot.y)
         case .replicate:
             // The spacing is transparent margin right of and below the mark; one layer of tiles
             // the image's size is drawn once, as imgproxy replicates its mark.
-            let stepX = watermark.width + max(0, Int(mark.offsetX * context.options.dpr))
-            let stepY = watermark.height + max(0, Int(mark.offsetY * context.options.dpr))
+            let stepX = watermark.width + max(0, ResizePlan.offset(mark.offsetX, of: size.width, dpr: dpr))
+            let stepY = watermark.height + max(0, ResizePlan.offset(mark.offsetY, of: size.height, dpr: dpr))
             try watermark.extend(toWidth: min(stepX, size.width), height: min(stepY, size.height), x: 0, y: 0, color: "none")
             try image.composite(try watermark.tiled(width: size.width, height: size.height), x: 0, y: 0)
         }

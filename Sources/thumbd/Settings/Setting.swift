@@ -189,8 +189,9 @@ public enum Setting: CaseIterable, Sendable {
             .init("PRESETS", imgproxy: true, .text, .none,
                   "Presets, comma-separated: 'name=option/option/...'; 'default' applies first.",
                   details: "Presets, comma-separated: `name=option/option/...` (`thumb=rs:fill:300:200/q:70`); "
-                      + "`default` applies to every URL first; each broken preset (a bad option, an unknown or "
-                      + "self-including preset) is named at start.")
+                      + "`default` applies to every URL first; each broken preset (a bad option, an unknown "
+                      + "preset) is named at start; a preset that includes itself is skipped there, as imgproxy "
+                      + "skips it.")
         case .onlyPresets:
             .init("ONLY_PRESETS", imgproxy: true, .flag, .field { "\($0.options.onlyPresets)" },
                   "URLs name presets only: /{signature}/{preset}:{preset}/{source}.")
@@ -270,7 +271,7 @@ public enum Setting: CaseIterable, Sendable {
                   "The watermark's opacity; a URL's wm opacity is a share of it.")
         case .maxResultDimension:
             .init("MAX_RESULT_DIMENSION", imgproxy: true, .integer(0...Int(Int32.max)), .field { _ in "0" },
-                  "Widest or tallest result, in pixels, where a URL does not say (mrd); beyond, 422; 0: no limit.")
+                  "Widest or tallest result, in pixels, where a URL does not say (mrd); a larger one is scaled down to fit; 0: no limit.")
         case .trustedSignatures:
             .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
                   "Signatures accepted without checking, comma-separated.",

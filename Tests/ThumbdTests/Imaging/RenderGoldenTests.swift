@@ -100,8 +100,9 @@ struct RenderGoldenTests {
         ("rs:fill-down:300:300", 200, 200),
         ("rs:auto:100:50", 100, 50),
         ("rs:auto:50:100", 50, 25),
-        ("rs:fit:100:100/mw:150", 150, 75),
-        ("rs:fit:100:100/mh:80", 160, 80),
+        // imgproxy cuts to an asked width or height after the minimum sizes (its docs warn of it)
+        ("rs:fit:100:100/mw:150", 100, 75),
+        ("rs:fit:100:100/mh:80", 100, 80),
         ("rs:fit:100:100/dpr:2", 200, 100),
         ("rs:fit:100:100/z:0.5", 50, 25),
         ("rs:fit:800:800", 400, 200),
@@ -115,6 +116,19 @@ struct RenderGoldenTests {
         ("rs:fit:100:100/pd:10:20", 140, 70),
         ("rot:90", 200, 400),
         ("rot:180/fl:1:1", 400, 200),
+        // imgproxy processing/extend_test.go TestExtend: dpr 2 would enlarge, so the canvas stays 500
+        ("w:500/h:500/ex:1:no::5/dpr:2", 500, 500),
+        // imgproxy processing/crop_test.go TestCrop: the dpr halves the cut
+        ("c:50:50:ce:10:10/dpr:0.5", 25, 25),
+        // imgproxy processing/padding_test.go TestPadding: padding times the dpr, with the image
+        ("dpr:2/pd:20:30:40:10/el:1", 880, 520),
+        // imgproxy processing/prepare.go calcScale: without enlarge the dpr enlarges nothing, an
+        // extended canvas included; minimum sizes come after that cap; force keeps a 0 side
+        ("rs:fit:400:400/dpr:2/ex:1", 400, 400),
+        ("dpr:2/pd:10", 420, 220),
+        ("rs:fit:800:800/mw:600", 600, 300),
+        ("w:100/mw:150", 100, 75),
+        ("rs:force:100:0", 100, 200),
     ])
     func geometryMatchesImgproxy(options: String, width: Int, height: Int) throws {
         let image = try Self.render(GoldenImages.quadrants(width: 400, height: 200, format: .png), options)
@@ -176,11 +190,12 @@ struct RenderGoldenTests {
         #expect(small.bytes.count < full.bytes.count)
     }
 
-    @Test func maxResultDimensionRefusesLargerResults() throws {
-        #expect(throws: ThumbError.self) {
-            try Self.render(GoldenImages.quadrants(width: 400, height: 200, format: .png), "mrd:300")
-        }
-        #expect(try Self.render(GoldenImages.quadrants(width: 400, height: 200, format: .png), "mrd:300/w:300").width == 300)
+    // imgproxy processing/processing_test.go TestResultSizeLimit: the result is scaled down to
+    // fit, padding included, not refused
+    @Test(arguments: [("mrd:300", 300, 150), ("mrd:300/w:300", 300, 150), ("mrd:200/rs:fit:100:100/pd:100:200:300:400", 200, 129)])
+    func maxResultDimensionScalesTheResultDownToFit(options: String, width: Int, height: Int) throws {
+        let image = try Self.render(GoldenImages.quadrants(width: 400, height: 200, format: .png), options)
+        #expect((image.width, image.height) == (width, height), "\(options)")
     }
 
     @Test(arguments: [GrayscaleType, PaletteType, TrueColorMatteType])

@@ -17,13 +17,18 @@ struct WatermarkTests {
             .render(source, sourceFormat: .png, options: request.options).bytes)
     }
 
-    @Test func anchoredWatermarksSitInTheirCorner() throws {
-        let corner = try Self.render("wm:1:soea")
-        #expect(RenderGoldenTests.looks(corner, at: (390, 195), like: "blue", tolerance: 10))
-        #expect(RenderGoldenTests.looks(corner, at: (10, 5), like: "white", tolerance: 10))
-        let offset = try Self.render("wm:1:nowe:100:50")
-        #expect(RenderGoldenTests.looks(offset, at: (110, 55), like: "blue", tolerance: 10))
-        #expect(RenderGoldenTests.looks(offset, at: (10, 5), like: "white", tolerance: 10))
+    @Test(arguments: [
+        ("wm:1:soea", (390, 195), (10, 5)),
+        ("wm:1:nowe:100:50", (110, 55), (10, 5)),
+        // imgproxy processing/watermark.go applyWatermark: offsets below 1 are shares of the
+        // picture, and a mark may be pushed partly off it
+        ("wm:1:nowe:0.25:0.5", (110, 105), (95, 95)),
+        ("wm:1:soea:-30:-10", (395, 195), (385, 185)),
+    ])
+    func anchoredWatermarksSitWhereTheirGravityPutsThem(option: String, mark: (Int, Int), clear: (Int, Int)) throws {
+        let image = try Self.render(option)
+        #expect(RenderGoldenTests.looks(image, at: mark, like: "blue", tolerance: 10), "\(option)")
+        #expect(RenderGoldenTests.looks(image, at: clear, like: "white", tolerance: 10), "\(option)")
     }
 
     @Test func opacityBlendsWithThePicture() throws {

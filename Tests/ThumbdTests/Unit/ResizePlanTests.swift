@@ -91,13 +91,14 @@ struct ResizePlanTests {
 
     // MARK: Gravity
 
-    /// A 100x50 window in a 300x200 image: 200 spare columns, 150 spare rows.
+    /// A 100x50 window in a 300x200 image: 200 spare columns, 150 spare rows. The centre is
+    /// imgproxy's: (spare + 1) / 2 rounded half to even, so 100.5 → 100 but 75.5 → 76.
     @Test(arguments: [
-        (Gravity(anchor: .center), 100, 75),
+        (Gravity(anchor: .center), 100, 76),
         (Gravity(anchor: .north), 100, 0),
         (Gravity(anchor: .south), 100, 150),
-        (Gravity(anchor: .east), 200, 75),
-        (Gravity(anchor: .west), 0, 75),
+        (Gravity(anchor: .east), 200, 76),
+        (Gravity(anchor: .west), 0, 76),
         (Gravity(anchor: .northEast), 200, 0),
         (Gravity(anchor: .northWest), 0, 0),
         (Gravity(anchor: .southEast), 200, 150),
@@ -105,14 +106,14 @@ struct ResizePlanTests {
         // offsets move the window away from the anchored edges (right and down for the centre)
         (Gravity(anchor: .northWest, offsetX: 10, offsetY: 20), 10, 20),
         (Gravity(anchor: .southEast, offsetX: 10, offsetY: 20), 190, 130),
-        (Gravity(anchor: .center, offsetX: 10, offsetY: 20), 110, 95),
+        (Gravity(anchor: .center, offsetX: 10, offsetY: 20), 110, 96),
         (Gravity(anchor: .north, offsetX: 0, offsetY: 30), 100, 30),
-        (Gravity(anchor: .east, offsetX: 30, offsetY: 0), 170, 75),
+        (Gravity(anchor: .east, offsetX: 30, offsetY: 0), 170, 76),
         // and the window never leaves the image
         (Gravity(anchor: .northWest, offsetX: 500, offsetY: 500), 200, 150),
         (Gravity(anchor: .southEast, offsetX: 500, offsetY: 500), 0, 0),
         (Gravity(anchor: .center, offsetX: -500, offsetY: -500), 0, 0),
-        (Gravity(anchor: .west, offsetX: -10, offsetY: 0), 0, 75),
+        (Gravity(anchor: .west, offsetX: -10, offsetY: 0), 0, 76),
     ])
     func windowIsPlacedByGravity(gravity: Gravity, x: Int, y: Int) {
         let window = ResizePlan.window(width: 100, height: 50, in: (300, 200), gravity: gravity)
