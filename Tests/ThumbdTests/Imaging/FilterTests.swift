@@ -86,10 +86,19 @@ struct FilterTests {
         #expect(try Self.psnr(ours, theirs) > 40, "sigma \(sigma)")
     }
 
-    @Test func aSigmaIsCappedAtTheLongerSideTimesNothing() {
-        #expect(Filters.sigma(2, dpr: 2, longerSide: 300) == 4)
-        #expect(Filters.sigma(16384, dpr: 8, longerSide: 300) == 300)
-        #expect(Filters.sigma(100, dpr: 1, longerSide: 80) == 80)
+    @Test func aSigmaIsCappedAtTheLongerSide() {
+        #expect(Filters.sigma(2, longerSide: 300) == 2)
+        #expect(Filters.sigma(16384, longerSide: 300) == 300)
+        #expect(Filters.sigma(100, longerSide: 80) == 80)
+    }
+
+    @Test func dprDoesNotScaleTheFilters() throws {
+        // imgproxy processing/apply_filters.go: blur, sharpen and pixelate as the URL gives them.
+        // At dpr 2 the result is twice the size; its blur is the same sigma, not twice it.
+        let atTwo = try Self.rendered("bl:4/dpr:2/el:1")
+        let reference = try Self.rendered("bl:4/el:1/w:480")
+        #expect(try Self.psnr(atTwo, reference) > 40)
+        #expect(try Self.psnr(atTwo, Self.rendered("bl:8/el:1/w:480")) < 40)
     }
 
     @Test func aTiledMarkIsScaledToAShareOfTheWidthButNeverBelowEightPixels() {
