@@ -97,7 +97,8 @@ struct OptionArguments {
             return Gravity(anchor: .focusPoint, offsetX: x, offsetY: y)
         default:
             guard given <= 3 else { throw .invalidURL("\(name): gravity takes at most 2 offsets, got \(given - 1)") }
-            let carried = current.anchor.isCompass ? current : Gravity()
+            // Offsets not given keep the current ones, a focus point's too, as imgproxy keeps them.
+            let carried = current
             let limit = Double(ProcessingOptions.maxDimension)
             return Gravity(anchor: anchor,
                            offsetX: try decimal(start + 1, .from(-limit, to: limit), what: "offset") ?? carried.offsetX,

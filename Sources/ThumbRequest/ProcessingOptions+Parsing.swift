@@ -26,10 +26,10 @@ extension ProcessingOptions {
         case "enlarge", "el": enlarge = try Self.bool(args) ?? enlarge
         case "extend", "ex":
             try args.expectCount(1...4)
-            try applyExtend(args, from: 0, to: \.extend)
+            try applyExtend(args, from: 0, to: \.extendSwitch)
         case "extend_aspect_ratio", "extend_ar", "exar":
             try args.expectCount(1...4)
-            try applyExtend(args, from: 0, to: \.extendAspectRatio)
+            try applyExtend(args, from: 0, to: \.extendAspectRatioSwitch)
         case "gravity", "g":
             try args.expectCount(1...3)
             gravity = try args.gravity(from: 0, allowed: Gravity.Anchor.allCases, current: gravity, what: "type")
@@ -70,19 +70,18 @@ extension ProcessingOptions {
         width = try args.integer(start, in: limit) ?? width
         height = try args.integer(start + 1, in: limit) ?? height
         enlarge = args.bool(start + 2) ?? enlarge
-        if args[start + 3] != nil { try applyExtend(args, from: start + 3, to: \.extend) }
+        if args[start + 3] != nil { try applyExtend(args, from: start + 3, to: \.extendSwitch) }
     }
 
     /// `enabled[:type:x:y]`, `enabled` read as imgproxy reads a boolean (empty is false): a
     /// gravity given while extend is off is checked and dropped.
     private mutating func applyExtend(_ args: OptionArguments, from start: Int,
-                                      to field: WritableKeyPath<ProcessingOptions, Gravity?>) throws(ThumbError) {
-        var placement = self[keyPath: field] ?? .center
+                                      to field: WritableKeyPath<ProcessingOptions, ExtendSwitch>) throws(ThumbError) {
         if args.count > start + 1 {
-            placement = try args.gravity(from: start + 1, allowed: Self.extendAnchors, current: placement,
-                                         what: "gravity type")
+            self[keyPath: field].placement = try args.gravity(from: start + 1, allowed: Self.extendAnchors,
+                                                              current: self[keyPath: field].placement, what: "gravity type")
         }
-        self[keyPath: field] = args.bool(start, emptyKeeps: false) == true ? placement : nil
+        self[keyPath: field].isOn = args.bool(start, emptyKeeps: false) == true
     }
 
     /// imgproxy's extend gravities: every one but smart.

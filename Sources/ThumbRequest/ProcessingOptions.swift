@@ -16,9 +16,19 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var dpr = 1.0
     public var enlarge = false
     /// Extend to the asked size with the background, placed by this gravity; nil = off.
-    public var extend: Gravity?
+    public var extend: Gravity? {
+        get { extendSwitch.gravity }
+        set { extendSwitch.set(newValue) }
+    }
     /// Extend to the asked aspect ratio; nil = off.
-    public var extendAspectRatio: Gravity?
+    public var extendAspectRatio: Gravity? {
+        get { extendAspectRatioSwitch.gravity }
+        set { extendAspectRatioSwitch.set(newValue) }
+    }
+    /// As imgproxy keeps them: a gravity given while extending is off (`ex:0:so`) stays for a
+    /// later `ex:1` (a preset's, then the URL's).
+    var extendSwitch = ExtendSwitch()
+    var extendAspectRatioSwitch = ExtendSwitch()
     public var gravity = Gravity.center
     /// Cut before resizing; nil = off.
     public var crop: Crop?

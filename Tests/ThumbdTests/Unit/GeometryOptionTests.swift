@@ -55,15 +55,18 @@ struct GeometryOptionTests {
         OptionRow("extend:1:no:10:20") { $0.extend = Gravity(anchor: .north, offsetX: 10, offsetY: 20) },
         OptionRow("ex:t:fp:0.5:0.25") { $0.extend = Gravity(anchor: .focusPoint, offsetX: 0.5, offsetY: 0.25) },
         OptionRow("ex:0") { $0.extend = nil },
-        OptionRow("ex:1:so/ex:0") { $0.extend = nil },
-        OptionRow("ex::so") { $0.extend = nil },
+        // imgproxy options/parser/parse.go parseExtend: the gravity stays while extending is off
+        OptionRow("ex:1:so/ex:0") { $0.extend = Gravity(anchor: .south); $0.extend = nil },
+        OptionRow("ex::so") { $0.extend = Gravity(anchor: .south); $0.extend = nil },
+        OptionRow("ex:0:so/ex:1") { $0.extend = Gravity(anchor: .south) },
+        OptionRow("exar:0:we/exar:1") { $0.extendAspectRatio = Gravity(anchor: .west) },
         OptionRow("exar:1") { $0.extendAspectRatio = .center },
         OptionRow("extend_ar:1:we") { $0.extendAspectRatio = Gravity(anchor: .west) },
         OptionRow("extend_aspect_ratio:true:ea:3:4") {
             $0.extendAspectRatio = Gravity(anchor: .east, offsetX: 3, offsetY: 4)
         },
         // imgproxy reads a boolean it does not know, an empty one included, as false
-        OptionRow("ex:1:no/ex::so") { $0.extend = nil },
+        OptionRow("ex:1:no/ex::so") { $0.extend = Gravity(anchor: .south); $0.extend = nil },
         OptionRow("ex:1/ex:maybe") { $0.extend = nil },
         OptionRow("exar:1/extend_ar:yes") { $0.extendAspectRatio = nil },
         OptionRow("rs:fit:1:2:x") { $0.width = 1; $0.height = 2 },
@@ -77,7 +80,8 @@ struct GeometryOptionTests {
         // imgproxy keeps compass offsets that are not given again
         OptionRow("g:no:10:20/g:so") { $0.gravity = Gravity(anchor: .south, offsetX: 10, offsetY: 20) },
         // but not across kinds: a focus point's shares are not pixels
-        OptionRow("g:fp:0.5:0.5/g:no") { $0.gravity = Gravity(anchor: .north) },
+        // imgproxy options/parser/parse.go parseGravity: offsets not given stay, a focus point's too
+        OptionRow("g:fp:0.5:0.5/g:no") { $0.gravity = Gravity(anchor: .north, offsetX: 0.5, offsetY: 0.5) },
         OptionRow("g:no:5:6/g:sm/g:no") { $0.gravity = Gravity(anchor: .north) },
     ]
 
