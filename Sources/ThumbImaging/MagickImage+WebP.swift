@@ -15,7 +15,7 @@ extension MagickImage {
     func readWebP(_ bytes: [UInt8], window: PixelRect?, scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .internalFailure("libwebp: wrong decoder version") }
-        let undecodable = { (status: VP8StatusCode) in ThumbError.unprocessable("cannot decode image: WebP status \(status.rawValue)") }
+        let undecodable = { (status: VP8StatusCode) in ThumbError.undecodable("cannot decode image: WebP status \(status.rawValue)") }
         let features = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &config.input) }
         guard features == VP8_STATUS_OK else { throw undecodable(features) }
         guard config.input.has_animation == 0 else { return false }
@@ -50,7 +50,7 @@ extension MagickImage {
         // libwebp's own buffer is packed: stride is width times the bytes per pixel.
         let constituted = MagickConstituteImage(wand, width, height, alpha ? "RGBA" : "RGB", CharPixel,
                                                 config.output.u.RGBA.rgba)
-        try check(constituted, or: { .unprocessable("cannot decode image: \($0)") })
+        try check(constituted, or: { .undecodable("cannot decode image: \($0)") })
         copyProfiles(of: bytes)
         return true
     }

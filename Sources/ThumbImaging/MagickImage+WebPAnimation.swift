@@ -14,7 +14,7 @@ extension MagickImage {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else {
-            throw .unprocessable("cannot decode image: WebP status \(status.rawValue)")
+            throw .undecodable("cannot decode image: WebP status \(status.rawValue)")
         }
         guard features.has_animation != 0 else { return false }
         var options = WebPAnimDecoderOptions()
@@ -26,23 +26,23 @@ extension MagickImage {
         let failure: ThumbError? = bytes.withUnsafeBufferPointer { buffer in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let decoder = WebPAnimDecoderNew(&data, &options) else {
-                return .unprocessable("cannot decode image: not a complete animated WebP")
+                return .undecodable("cannot decode image: not a complete animated WebP")
             }
             defer { WebPAnimDecoderDelete(decoder) }
             var info = WebPAnimInfo()
             guard WebPAnimDecoderGetInfo(decoder, &info) != 0 else {
-                return .unprocessable("cannot decode image: WebP animation")
+                return .undecodable("cannot decode image: WebP animation")
             }
             var previous: Int32 = 0
             for _ in 0..<min(frames, Int(info.frame_count)) {
                 var pixels: UnsafeMutablePointer<UInt8>?
                 var timestamp: Int32 = 0
                 guard WebPAnimDecoderGetNext(decoder, &pixels, &timestamp) != 0, let pixels else {
-                    return .unprocessable("cannot decode image: a WebP frame is corrupt")
+                    return .undecodable("cannot decode image: a WebP frame is corrupt")
                 }
                 let constituted = MagickConstituteImage(wand, Int(info.canvas_width), Int(info.canvas_height), "RGBA",
                                                         CharPixel, pixels)
-                guard constituted == MagickTrue else { return .unprocessable("cannot decode image: WebP frame") }
+                guard constituted == MagickTrue else { return .undecodable("cannot decode image: WebP frame") }
                 MagickSetImageTicksPerSecond(wand, 1000)
                 MagickSetImageDelay(wand, Int(timestamp - previous))
                 MagickSetImageIterations(wand, Int(info.loop_count))

@@ -41,7 +41,7 @@ final class MagickImage {
     /// current (ImageMagick leaves the last): a render starts from its size and canvas.
     func ping(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickPingImageBlob(wand, $0.baseAddress, $0.count) }
-        try check(ok, or: { .unprocessable("cannot read image header: \($0)") })
+        try check(ok, or: { .undecodable("cannot read image header: \($0)") })
         MagickSetFirstIterator(wand)
     }
 
@@ -49,9 +49,9 @@ final class MagickImage {
     /// truncated or corrupt JPEG, filled with grey), is unprocessable: see DecoderComplaint.
     func read(_ bytes: [UInt8]) throws(ThumbError) {
         let ok = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
-        try check(ok, or: { .unprocessable("cannot decode image: \($0)") })
+        try check(ok, or: { .undecodable("cannot decode image: \($0)") })
         if let broken = readComplaints.first(where: \.meansBrokenFile) {
-            throw .unprocessable("image is damaged: \(broken.message)")
+            throw .undecodable("image is damaged: \(broken.message)")
         }
     }
 
@@ -102,7 +102,7 @@ final class MagickImage {
         if !covered {
             try check(MagickSetImageAlphaChannel(wand, SetAlphaChannel), or: { .internalFailure("alpha: \($0)") })
         }
-        guard let whole = MagickCoalesceImages(wand) else { throw failure { .unprocessable("cannot read animation: \($0)") } }
+        guard let whole = MagickCoalesceImages(wand) else { throw failure { .undecodable("cannot read animation: \($0)") } }
         DestroyMagickWand(wand)
         wand = whole
     }
@@ -232,7 +232,7 @@ final class MagickImage {
     /// Converts the pixels from the embedded profile to `profile` (and embeds it).
     func convert(toProfile profile: [UInt8]) throws(ThumbError) {
         let ok = profile.withUnsafeBytes { MagickProfileImage(wand, "icc", $0.baseAddress, $0.count) }
-        try check(ok, or: { .unprocessable("cannot convert colour profile: \($0)") })
+        try check(ok, or: { .undecodable("cannot convert colour profile: \($0)") })
     }
 
     var isCMYK: Bool { colorspace == CMYKColorspace }
@@ -271,7 +271,7 @@ final class MagickImage {
     func encode(as format: ImageFormat, quality: Int) throws(ThumbError) -> [UInt8] {
         if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality) }
         try forEachFrame { () throws(ThumbError) in
-            try check(MagickSetImageFormat(wand, format.magickName), or: { .unprocessable("cannot write \(format.rawValue): \($0)") })
+            try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
             if format != .png && format != .gif {
                 MagickSetImageCompressionQuality(wand, quality)
             }
@@ -286,7 +286,7 @@ final class MagickImage {
         var length = 0
         let frames = frameCount > 1
         guard let blob = frames ? MagickGetImagesBlob(wand, &length) : MagickGetImageBlob(wand, &length) else {
-            throw failure { .unprocessable("cannot encode \(format.rawValue): \($0)") }
+            throw failure { .undecodable("cannot encode \(format.rawValue): \($0)") }
         }
         defer { MagickRelinquishMemory(blob) }
         return Array(UnsafeBufferPointer(start: blob, count: length))
@@ -305,7 +305,7 @@ final class MagickImage {
         let described = error(text.isEmpty ? "ImageMagick gave no reason" : text)
         // Past the limits thumbd gives ImageMagick, the image is at fault, not thumbd: 422, not 500.
         if severity == ResourceLimitError, case .internalFailure(let detail) = described {
-            return .unprocessable("image is over the resource limits: \(detail)")
+            return .undecodable("image is over ImageMagick's resource limits: \(detail)")
         }
         return described
     }

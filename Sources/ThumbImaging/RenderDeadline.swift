@@ -22,7 +22,7 @@ final class RenderDeadline {
         return expired
     }
 
-    var error: ThumbError { .unprocessable("rendering took longer than the limit of \(seconds.formatted()) s") }
+    var error: ThumbError { .overLimit("rendering took longer than the limit of \(seconds.formatted()) s") }
 }
 
 /// ImageMagick's progress monitor for a wand watched by a RenderDeadline (its client data).

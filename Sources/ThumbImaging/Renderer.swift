@@ -168,16 +168,16 @@ public struct Renderer: Sendable {
             throw .unprocessable("image has no pixels")
         }
         if maxFrames > 1, frames.count > maxFrames {
-            throw .unprocessable("animation has \(frames.count) frames, over the limit of \(maxFrames)")
+            throw .overLimit("animation has \(frames.count) frames, over the limit of \(maxFrames)")
         }
         for (index, frame) in frames.enumerated() where frame.decoded.width * frame.decoded.height > maxPixels {
             let what = frames.count > 1 ? "frame \(index + 1) of \(frames.count)" : "image"
-            throw .unprocessable("\(what) is \(frame.decoded.width)x\(frame.decoded.height), over the limit of \(maxPixels) pixels")
+            throw .overLimit("\(what) is \(frame.decoded.width)x\(frame.decoded.height), over the limit of \(maxPixels) pixels")
         }
         let pixels = frames.map { $0.decoded.width * $0.decoded.height }
         let decoded = maxFrames > 1 ? pixels.reduce(0, +) : pixels[0]
         guard decoded <= maxPixels else {
-            throw .unprocessable("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
+            throw .overLimit("animation of \(frames.count) frames is \(decoded) pixels, over the limit of \(maxPixels)")
         }
         return Header(width: first.width, height: first.height, frames: frames.count, transposed: transposed,
                       pinged: pinged)

@@ -16,7 +16,7 @@ struct WebPHeader {
             return (Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_WIDTH)), Int(WebPDemuxGetI(demux, WEBP_FF_CANVAS_HEIGHT)),
                     Int(WebPDemuxGetI(demux, WEBP_FF_FRAME_COUNT)))
         }
-        guard let read else { throw .unprocessable("cannot read image header: not a complete WebP file") }
+        guard let read else { throw .undecodable("cannot read image header: not a complete WebP file") }
         (width, height, frames) = read
     }
 }

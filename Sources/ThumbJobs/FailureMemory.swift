@@ -35,7 +35,8 @@ public final class FailureMemory: Sendable {
     public func remember(_ error: ThumbError, for url: String) {
         let seconds: Double
         switch error {
-        case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable: seconds = lifetimes.notFound
+        case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable, .undecodable, .overLimit:
+            seconds = lifetimes.notFound
         case .originFailed, .originTimeout: seconds = lifetimes.failure
         case .invalidURL, .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
         }

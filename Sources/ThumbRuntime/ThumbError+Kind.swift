@@ -10,6 +10,8 @@ extension ThumbError {
         case .expired: "expired"
         case .sourceTooLarge: "source_too_large"
         case .unprocessable: "unprocessable"
+        case .undecodable: "undecodable"
+        case .overLimit: "over_limit"
         case .originFailed: "origin_failed"
         case .originTimeout: "origin_timeout"
         case .overloaded: "overloaded"

@@ -1,5 +1,6 @@
 /// The one error type of thumbd: each case is a stage that can fail, and knows its HTTP status
-/// and the terse message a client sees. Details that would help an attacker go to the log only.
+/// and the one sentence a client sees. What libcurl, ImageMagick or libwebp said, and details
+/// that would help an attacker, go to the log only (the case's text, `String(describing:)`).
 public enum ThumbError: Error, Equatable, Sendable {
     /// The URL could not be parsed, an option is unknown, or an argument is invalid: imgproxy's
     /// "Invalid URL", a 404, so that clients written for imgproxy see what they expect.
@@ -18,9 +19,16 @@ public enum ThumbError: Error, Equatable, Sendable {
     case expired
     /// The source is larger than the configured byte limit.
     case sourceTooLarge(limit: Int)
-    /// The source is not an image thumbd reads, or it cannot be decoded.
+    /// The source is not an image thumbd reads, or not in a format it is told to: thumbd's own
+    /// sentence, which the client sees.
     case unprocessable(String)
-    /// The origin failed: connection refused, a 5xx, a broken transfer.
+    /// ImageMagick or libwebp could not decode (or encode) the image; their words are for the log.
+    case undecodable(String)
+    /// The image is over a limit thumbd keeps (pixels, frames, render time): thumbd's own
+    /// sentence, which the client sees.
+    case overLimit(String)
+    /// The origin failed: connection refused, a 5xx, a broken transfer. libcurl's words and the
+    /// origin's status are for the log.
     case originFailed(String)
     /// The origin did not answer in time.
     case originTimeout
@@ -38,7 +46,7 @@ public enum ThumbError: Error, Equatable, Sendable {
         case .forbidden, .sourceNotAllowed: 403
         case .sourceNotFound, .expired: 404
         case .sourceTooLarge: 413
-        case .unprocessable: 422
+        case .unprocessable, .undecodable, .overLimit: 422
         case .originFailed: 502
         case .originTimeout: 504
         case .overloaded: 503
@@ -58,7 +66,9 @@ public enum ThumbError: Error, Equatable, Sendable {
         case .expired: "URL expired"
         case .sourceTooLarge(let limit): "source is larger than the limit of \(limit) bytes"
         case .unprocessable(let why): "cannot process source: \(why)"
-        case .originFailed(let why): "origin failed: \(why)"
+        case .undecodable: "cannot process source: the image cannot be decoded"
+        case .overLimit(let why): "cannot process source: \(why)"
+        case .originFailed: "origin failed to deliver the source"
         case .originTimeout: "origin timed out"
         case .overloaded: "too busy, retry shortly"
         case .deadlineExceeded: "thumbnail not ready in time, retry shortly"

@@ -62,7 +62,7 @@ struct AnimationTests {
     }
 
     @Test func moreFramesThanAllowedIsRefusedBeforeDecoding() throws {
-        #expect(throws: ThumbError.unprocessable("animation has 3 frames, over the limit of 2")) {
+        #expect(throws: ThumbError.overLimit("animation has 3 frames, over the limit of 2")) {
             try Self.render(Self.source, format: .gif, maxFrames: 2)
         }
     }

@@ -1,17 +1,17 @@
 import Foundation
 import Testing
 
-/// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas at the
-/// largest dpr, and a tiled watermark at the smallest scale, render within the render time limit
+/// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas on the
+/// largest result dpr makes, and a tiled watermark at the smallest scale, render within the render time limit
 /// (MAX_RENDER_SECONDS, 10 s by default), and look as asked.
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct CostlyOptionTests {
     /// (what, options) on a 1600 x 1200 result: `rs:fit:200:150` at dpr 8.
     static let worstCases: [(String, String)] = [
         ("the largest blur", "bl:16384"),
-        ("a wide blur", "bl:40"),
+        ("a wide blur", "bl:320"),
         ("the largest sharpen", "sh:16384"),
-        ("a wide sharpen", "sh:40"),
+        ("a wide sharpen", "sh:320"),
         ("a tiled watermark at the smallest scale", "wm:1:re:0:0:0.0001"),
         ("all of them", "bl:16384/sh:16384/pix:16384/wm:0.5:re:0:0:0.0001"),
     ]

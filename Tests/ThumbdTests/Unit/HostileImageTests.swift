@@ -267,18 +267,19 @@ struct HostileImageTests {
 
     // MARK: - Helpers
 
-    /// The message of the `.unprocessable` error `body` threw; nil when it did not throw. Any
-    /// other error is a test failure.
+    /// The message of the 422 error `body` threw (the source unprocessable, undecodable or over a
+    /// limit); nil when it did not throw. Any other error is a test failure.
     static func unprocessable(_ body: () throws(ThumbError) -> Void) -> String? {
         do {
             try body()
             return nil
         } catch {
-            guard case .unprocessable(let message) = error else {
-                Issue.record("expected unprocessable, got \(error)")
+            switch error {
+            case .unprocessable(let message), .undecodable(let message), .overLimit(let message): return message
+            default:
+                Issue.record("expected a 422, got \(error)")
                 return "\(error)"
             }
-            return message
         }
     }
 
