@@ -106,7 +106,7 @@ class Load:
             (30, "hit", lambda n: random.choice(self.hits), {200}),
             (30, "miss", lambda n: signed(f"/rs:fill:{100 + n % 400}:{100 + n // 400 % 300}/plain/{origin.base}/soak/{photos[n % len(photos)]}@jpg"), {200, 503}),
             (8, "bad signature", lambda n: f"/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/w:{n}/plain/{origin.base}/soak/{photos[0]}@png", {403}),
-            (8, "malformed option", lambda n: signed(f"/rs:fill:x{n}/plain/{origin.base}/soak/{photos[0]}@png"), {400}),
+            (8, "malformed option", lambda n: signed(f"/rs:fill:x{n}/plain/{origin.base}/soak/{photos[0]}@png"), {404}),
             (8, "unknown source", lambda n: signed(f"/w:100/plain/{origin.base}/soak/missing-{n}.jpg@png"), {404, 503}),
             (2, "trickled body", lambda n: signed(f"/w:100/plain/{misbehaving.base}/trickle.jpg%3F{n}@png"), {504, 503}),
             (2, "reset mid-body", lambda n: signed(f"/w:100/plain/{misbehaving.base}/reset.jpg%3F{n}@png"), {502, 503}),

@@ -43,7 +43,9 @@ public final class Coalescer<Key: Hashable & Sendable, Outcome: Sendable>: Senda
 
     /// `waiter` gets the outcome of the job for `key`, started as `outcome(for:job:)` starts it:
     /// for a caller that need not wait in a task of its own.
-    public func join(_ key: Key, waiter: @escaping Waiter, job: @escaping Job) {
+    /// Returns whether this call started the job.
+    @discardableResult
+    public func join(_ key: Key, waiter: @escaping Waiter, job: @escaping Job) -> Bool {
         let startsJob = books.withLock { books in
             // In place before the job can end: `finish` takes the same lock.
             defer { books.waiters[key, default: []].append(waiter) }
@@ -54,10 +56,11 @@ public final class Coalescer<Key: Hashable & Sendable, Outcome: Sendable>: Senda
             books.jobsStarted += 1
             return true
         }
-        guard startsJob else { return }
+        guard startsJob else { return false }
         Task.detached {
             self.finish(key, with: await job())
         }
+        return true
     }
 
     /// Ends the job: every waiter gets the same outcome, and the key is free for a new job.

@@ -1,5 +1,6 @@
 import Dispatch
 import Logging
+import Synchronization
 import ThumbCache
 import ThumbImaging
 import ThumbRequest
@@ -53,20 +54,35 @@ public struct ThumbnailPipeline: Sendable {
     ///   link a second spelling and write each answer, so no worker or task waits for writing;
     /// - two threads end waits early: the deadline thread answers 504 past TIMEOUT, and the
     ///   departures thread ends a connection whose client has gone.
-    public func join(_ request: ThumbnailRequest, documentURI: String,
-                     waiter: @escaping ThumbnailCoalescer.Waiter) {
+    ///
+    /// The waiter learns whether its request started the job: that request's log line is the
+    /// job's, with the fetch and render times, under `requestID`.
+    public func join(_ request: ThumbnailRequest, documentURI: String, requestID: String = "",
+                     waiter: @escaping @Sendable (JobOutcome, _ startedHere: Bool) -> Void) {
         let pipeline = self
+        let startedHere = StartedHere()
         coalescer.join(request.key, waiter: { outcome in
-            waiter(pipeline.spelled(outcome, as: request, documentURI: documentURI))
+            waiter(pipeline.spelled(outcome, as: request, documentURI: documentURI), startedHere.value)
         }) {
-            await pipeline.run(request, documentURI: documentURI)
+            // Runs before any waiter is called: the coalescer hands the outcome over after the job.
+            startedHere.mark()
+            let started = DispatchTime.now()
+            let job = await pipeline.run(request, documentURI: documentURI)
+            pipeline.log(job, of: request, documentURI: documentURI, requestID: requestID,
+                         totalMilliseconds: DispatchTime.now().milliseconds(since: started))
+            return job.outcome
         }
     }
 
-    private func run(_ request: ThumbnailRequest, documentURI: String) async -> JobOutcome {
+    /// A job's outcome, what it did (`miss`: fetched and rendered; `linked`: found stored under
+    /// another spelling; `remembered`: the fallback image kept for a broken source), and how long
+    /// its fetch and its render took.
+    private typealias Ran = (outcome: JobOutcome, did: Logger.Message, fetchMilliseconds: Int, renderMilliseconds: Int)
+
+    private func run(_ request: ThumbnailRequest, documentURI: String) async -> Ran {
         if let fallback = recentFallbacks.thumbnail(for: request.key) {
             metrics.increment(.fallbacks)
-            return .success(fallback)
+            return (.success(fallback), "remembered", 0, 0)
         }
         let pipeline = self
         // Stored already under another spelling of the URL, and still there: linked, not made
@@ -75,7 +91,7 @@ public struct ThumbnailPipeline: Sendable {
             () throws(ThumbError) in try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
         }) {
             // Answered from its file (X-Accel-Redirect): its bytes are not read.
-            return .success(Thumbnail(bytes: [], format: linked.format, stored: linked))
+            return (.success(Thumbnail(bytes: [], format: linked.format, stored: linked)), "linked", 0, 0)
         }
         let started = DispatchTime.now()
         let source = await sources.source(for: request.sourceURL)
@@ -85,9 +101,9 @@ public struct ThumbnailPipeline: Sendable {
                 try pipeline.renderAndPublish(source, request: request, documentURI: documentURI)
             }
         }
-        log(request.key, outcome, fetchMilliseconds: fetched.milliseconds(since: started),
-            renderMilliseconds: DispatchTime.now().milliseconds(since: fetched))
-        return await standingIn(for: outcome, request: request)
+        let rendered = DispatchTime.now()
+        return (await standingIn(for: outcome, request: request), "miss", fetched.milliseconds(since: started),
+                rendered.milliseconds(since: fetched))
     }
 
     /// A source that failed gets the fallback image, if there is one, rendered with the request's
@@ -161,21 +177,35 @@ public struct ThumbnailPipeline: Sendable {
         }
     }
 
-    private func log(_ key: ThumbnailKey, _ outcome: JobOutcome, fetchMilliseconds: Int, renderMilliseconds: Int) {
-        var metadata: Logger.Metadata = [
-            "key": "\(key)",
-            "fetch_ms": "\(fetchMilliseconds)",
-            "render_ms": "\(renderMilliseconds)",
-        ]
-        switch outcome {
-        case .success(let thumbnail):
-            metadata["status"] = "200"
-            metadata["bytes"] = "\(thumbnail.bytes.count)"
-        case .failure(let error):
-            metadata["status"] = "\(error.status)"
-            metadata["error"] = "\(error)"
-        }
-        logger.info("miss", metadata: metadata)
+    /// The line of the request that started a job: what it asked, of which origin, how it ended
+    /// and how long each stage took. An error's detail (libcurl's, ImageMagick's words) is here,
+    /// never in the answer.
+    private func log(_ job: Ran, of request: ThumbnailRequest, documentURI: String, requestID: String,
+                     totalMilliseconds: Int) {
+        let outcome = job.outcome
+        let level: Logger.Level = if case .failure(let error) = outcome { error.logLevel } else { .info }
+        logger.log(level: level, job.did, metadata: {
+            var metadata: Logger.Metadata = [
+                "request_id": "\(requestID)",
+                "path": "\(LogFields.path(documentURI))",
+                "origin": "\(LogFields.host(of: request.sourceURL))",
+                "key": "\(request.key)",
+                "fetch_ms": "\(job.fetchMilliseconds)",
+                "render_ms": "\(job.renderMilliseconds)",
+                "total_ms": "\(totalMilliseconds)",
+            ]
+            switch outcome {
+            case .success(let thumbnail):
+                metadata["status"] = "\(thumbnail.fallback == nil ? 200 : thumbnail.fallbackStatus)"
+                metadata["type"] = "\(thumbnail.fallback == nil ? "made" : "fallback")"
+                metadata["bytes"] = "\(thumbnail.bytes.count)"
+            case .failure(let error):
+                metadata["status"] = "\(error.status)"
+                metadata["type"] = "\(error.kind)"
+                metadata["error"] = "\(error)"
+            }
+            return metadata
+        }())
     }
 }
 
@@ -186,4 +216,11 @@ extension Result where Success: Sendable {
         case .failure(let error): .failure(error)
         }
     }
+}
+
+/// Set by a job as it starts, read by the waiter of the request that joined with it.
+private final class StartedHere: Sendable {
+    private let flag = Atomic(false)
+    var value: Bool { flag.load(ordering: .acquiring) }
+    func mark() { flag.store(true, ordering: .releasing) }
 }

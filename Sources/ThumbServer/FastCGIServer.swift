@@ -132,7 +132,8 @@ public final class FastCGIServer: Sendable {
                 method: request.param("REQUEST_METHOD") ?? "GET",
                 requestURI: request.rawParam("REQUEST_URI") ?? [],
                 documentURI: request.param("DOCUMENT_URI") ?? "",
-                accept: request.param("HTTP_ACCEPT") ?? ""
+                accept: request.param("HTTP_ACCEPT") ?? "",
+                requestID: request.param("REQUEST_ID") ?? ""
             )
             outstanding.enter()
             let exchange = Exchange(request, gate: gate, outstanding: outstanding)

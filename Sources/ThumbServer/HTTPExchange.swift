@@ -14,12 +14,15 @@ public struct IncomingRequest: Sendable {
     public var documentURI: String
     /// The client's Accept header, for format negotiation.
     public var accept: String
+    /// nginx's `$request_id`, which its access log line for this request carries too.
+    public var requestID: String
 
-    public init(method: String, requestURI: [UInt8], documentURI: String, accept: String = "") {
+    public init(method: String, requestURI: [UInt8], documentURI: String, accept: String = "", requestID: String = "") {
         self.method = method
         self.requestURI = requestURI
         self.documentURI = documentURI
         self.accept = accept
+        self.requestID = requestID
     }
 }
 

@@ -47,7 +47,7 @@ public struct RequestHandler: Sendable {
         let started = ContinuousClock.now
         let metrics = self.metrics
         let request: ThumbnailRequest
-        switch prepare(incoming) {
+        switch prepare(incoming, started: started) {
         case .answered(let response, let outcome):
             if let outcome { metrics.record(.request, outcome, .now - started) }
             return reply(response)
@@ -58,16 +58,38 @@ public struct RequestHandler: Sendable {
             metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
             reply(response)
         }
+        let handler = self
         // Once the job has answered, the deadline finds nothing left to send.
         deadlines.add {
-            if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
+            guard once.send(.error(.deadlineExceeded)) else { return }
+            metrics.increment(.deadlinesExceeded)
+            handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started)
         }
-        let handler = self
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
-        // coalescer hands the job's outcome to its waiters on, not in a task.
-        pipeline.join(request, documentURI: incoming.documentURI) { outcome in
-            once.send(handler.answer(outcome, for: request, incoming: incoming))
+        // coalescer hands the job's outcome to its waiters on, not in a task. The request that
+        // started the job is logged by the job, with its fetch and render; the others here.
+        pipeline.join(request, documentURI: incoming.documentURI, requestID: incoming.requestID) { outcome, startedHere in
+            let answer = handler.answer(outcome, for: request, incoming: incoming)
+            if once.send(answer), !startedHere {
+                handler.log("joined", incoming, status: answer.status, type: "joined", since: started)
+            }
         }
+    }
+
+    /// A request's line, when no job logs it: what it asked, how it ended, how long it took.
+    private func log(_ message: Logger.Message, _ incoming: IncomingRequest, status: Int, type: String,
+                     since started: ContinuousClock.Instant, level: Logger.Level = .info, error: ThumbError? = nil) {
+        logger.log(level: level, message, metadata: {
+            var metadata: Logger.Metadata = [
+                "request_id": "\(incoming.requestID)",
+                "path": "\(LogFields.path(incoming.documentURI))",
+                "status": "\(status)",
+                "type": "\(type)",
+                "total_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
+            ]
+            if let error { metadata["error"] = "\(error)" }
+            return metadata
+        }())
     }
 
     private enum Prepared {
@@ -77,7 +99,7 @@ public struct RequestHandler: Sendable {
     }
 
     /// Parse, verify, look for a stored file: everything short of waiting for a job.
-    private func prepare(_ incoming: IncomingRequest) -> Prepared {
+    private func prepare(_ incoming: IncomingRequest, started: ContinuousClock.Instant) -> Prepared {
         guard incoming.method == "GET" || incoming.method == "HEAD" else {
             return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]), nil)
         }
@@ -105,11 +127,13 @@ public struct RequestHandler: Sendable {
             if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
+                log("stored", incoming, status: 200, type: "stored", since: started, level: .debug)
                 return .answered(storedAnswer(stored, made: false, for: request), .stored)
             }
             return .miss(request)
         } catch {
-            return .answered(errorResponse(error, uri: incoming.requestURI), .error)
+            log("error", incoming, status: error.status, type: error.kind, since: started, level: error.logLevel, error: error)
+            return .answered(errorResponse(error), .error)
         }
     }
 
@@ -127,7 +151,7 @@ public struct RequestHandler: Sendable {
             }
             return storedAnswer(stored, made: true, for: request)
         case .failure(let error):
-            return errorResponse(error, uri: incoming.requestURI)
+            return errorResponse(error)
         }
     }
 
@@ -137,19 +161,11 @@ public struct RequestHandler: Sendable {
                 varies: request.variesByAccept, expiresAt: request.options.expiresAt)
     }
 
-    private func errorResponse(_ error: ThumbError, uri: [UInt8]) -> OutgoingResponse {
-        switch error {
-        case .internalFailure(let detail):
-            logger.error("internal failure", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "error": "\(detail)"])
-        case .sourceNotAllowed(let detail):
-            logger.notice("source not allowed", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "detail": "\(detail)"])
-        case .overloaded:
-            metrics.increment(.overloaded)
-            return .error(error, headers: [("Retry-After", "1")])
-        default:
-            break
-        }
-        return .error(error)
+    /// An error's answer; its line is logged where it happened (here, or by the job).
+    private func errorResponse(_ error: ThumbError) -> OutgoingResponse {
+        guard error == .overloaded else { return .error(error) }
+        metrics.increment(.overloaded)
+        return .error(error, headers: [("Retry-After", "1")])
     }
 
     private func metricsResponse() -> OutgoingResponse {

@@ -133,6 +133,11 @@ struct NginxSite {
 
     private var accessLogLine: String { accessLog.directive() ?? "access_log off;" }
 
+    /// The operator's access log again, in the format with the request id.
+    private var missLog: String {
+        accessLog.directive(format: "thumbd_misses").map { "\n        " + $0 } ?? ""
+    }
+
     private var extrasInclude: String {
         guard let extras else { return "" }
         return "\n\n    include \(extras);"
@@ -188,6 +193,11 @@ struct NginxSite {
         # thumbd reads the log within a second, records the uses in its cache index (eviction keeps what
         # is used) and empties it.
         log_format thumbd_hits escape=none '$request_filename';
+
+        # What reaches thumbd is logged with nginx's $request_id, which thumbd logs too: one id ties
+        # the two lines. Hits keep the operator's format (an id is random bytes each request).
+        log_format thumbd_misses '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
+                                 '"$http_referer" "$http_user_agent" $request_id';
 
         server {
             listen \#(listen);
@@ -254,6 +264,7 @@ struct NginxSite {
                 fastcgi_param QUERY_STRING    $query_string;
                 fastcgi_param SERVER_PROTOCOL $server_protocol;
                 fastcgi_param REMOTE_ADDR     $remote_addr;
+                fastcgi_param REQUEST_ID      $request_id;\#(missLog)
                 # A cold thumbnail waits for the origin and the render.
                 fastcgi_read_timeout 60s;
                 # No fastcgi_keep_conn: nginx acts on X-Accel-Redirect (every stored miss) as soon as the
@@ -276,7 +287,7 @@ struct NginxSite {
                 open_file_cache max=1000 inactive=10s;
                 open_file_cache_min_uses 2;
                 add_header Vary $arg_vary;
-                add_header Server-Timing "thumbd;desc=$arg_cache";
+                add_header Server-Timing "thumbd;desc=$arg_cache";\#(missLog)
             }
 
             # Liveness (imgproxy's path): thumbd answers 200 while its process answers, however busy;

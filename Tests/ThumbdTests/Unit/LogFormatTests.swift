@@ -52,7 +52,7 @@ struct LogFormatServiceTests {
         let stack = try TestStack(environment: ["THUMBD_LOG_FORMAT": "json", "THUMBD_LOG_LEVEL": "debug"])
         defer { stack.shutdown() }
         #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/photo.jpg"))@png").status == 200)
-        #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/gone.jpg"))@png").status == 404)
+        #expect(try stack.get(stack.signed("/insecure/w:32/plain/\(origin.url("/gone.jpg"))@png")).status == 404)
         stack.stopThumbd()
 
         let lines = stack.thumbdLog.split(separator: "\n")
@@ -61,5 +61,51 @@ struct LogFormatServiceTests {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["msg"] is String && object?["level"] is String && object?["time"] is String, "\(line)")
         }
+    }
+}
+
+/// One line per request thumbd answers, that ties to nginx's access log line by `$request_id`.
+@Suite(.blocking, .timeLimit(.minutes(2)))
+struct RequestLogLineTests {
+    static func lines(_ stack: TestStack) throws -> [[String: String]] {
+        try stack.thumbdLog.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String], "\($0)")
+        }
+    }
+
+    @Test func aMissAJoinerAndAnErrorEachHaveALineWithNginxsRequestID() throws {
+        // Given an origin that holds its answer, and thumbd writing JSON
+        let origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        origin.pause("/photo.jpg")
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_LOG_FORMAT": "json"]) { $1 })
+        defer { stack.shutdown() }
+        let path = stack.signed("/insecure/rs:fit:32:32/plain/\(origin.url("/photo.jpg"))@png")
+
+        // When two clients ask for one thumbnail, and one asks for a source the origin lacks
+        let both = Thread.runDetached { HTTPClient.getConcurrently(port: stack.port, path: path, count: 2) }
+        #expect(origin.waitForRequests("/photo.jpg", count: 1, timeout: 10))
+        #expect(try eventually { try stack.metrics()["thumbd_thumbnail_requests_joined_total"] == 1 })
+        origin.release("/photo.jpg")
+        #expect(try both.value().allSatisfy { (try? $0.get().status) == 200 })
+        #expect(try stack.get(stack.signed("/insecure/w:32/plain/\(origin.url("/gone.jpg"))@png")).status == 404)
+        stack.stopThumbd()
+
+        // Then the job's line has what an operator looks for, without the signature
+        let lines = try Self.lines(stack)
+        let miss = try #require(lines.first { $0["msg"] == "miss" && $0["status"] == "200" })
+        #expect(miss["path"] == "/rs:fit:32:32/plain/\(origin.url("/photo.jpg"))@png")
+        #expect(miss["origin"] == "127.0.0.1:\(origin.port)" && miss["type"] == "made")
+        #expect(["fetch_ms", "render_ms", "total_ms", "bytes"].allSatisfy { miss[$0].flatMap(Int.init) != nil })
+        let joined = try #require(lines.first { $0["msg"] == "joined" })
+        #expect(joined["status"] == "200" && joined["path"] == miss["path"])
+        let missing = try #require(lines.first { $0["path"]?.hasSuffix("/gone.jpg@png") == true })
+        #expect(missing["status"] == "404" && missing["type"] == "source_not_found")
+
+        // and each id is the one nginx logged for that request, and no two are the same
+        let ids = [miss, joined, missing].compactMap { $0["request_id"] }
+        #expect(Set(ids).count == 3 && ids.allSatisfy { $0.count == 32 })
+        let access = try String(contentsOfFile: stack.directory + "/nginx-access.log", encoding: .utf8)
+        for id in ids { #expect(access.contains(" \(id)\n"), "\(id)") }
     }
 }
