@@ -66,9 +66,10 @@ public struct OptionParser: Sendable {
     /// indirectly, is skipped there, as imgproxy skips it (with a warning), instead of looping.
     private func apply(_ option: URLOption, to options: inout ProcessingOptions,
                        within path: [String]) throws(ThumbError) {
-        switch option.name {
-        case "preset", "pr": try applyPresets(option.arguments, to: &options, within: path)
-        default: try options.apply(option, allowSecurityOptions: allowSecurityOptions)
+        if OptionName(spelling: option.name) == .preset {
+            try applyPresets(option.arguments, to: &options, within: path)
+        } else {
+            try options.apply(option, allowSecurityOptions: allowSecurityOptions)
         }
     }
 

@@ -3,52 +3,53 @@ import ThumbRuntime
 /// The options after geometry: colour and effects, metadata, the output, how the response is
 /// handled, and the security options.
 extension ProcessingOptions {
-    mutating func applyOutput(_ option: URLOption, _ args: OptionArguments,
+    /// `name` is one of the options after geometry; `apply` hands only those here.
+    mutating func applyOutput(_ name: OptionName, _ args: OptionArguments,
                               allowSecurityOptions: Bool) throws(ThumbError) {
-        switch option.name {
+        switch name {
         // Colour and effects
-        case "background", "bg": try applyBackground(args)
-        case "blur", "bl":
+        case .background: try applyBackground(args)
+        case .blur:
             try args.expectCount(1...1)
             blur = try args.decimal(0, .from(0, to: Self.maxFactor), required: true) ?? blur
-        case "sharpen", "sh":
+        case .sharpen:
             try args.expectCount(1...1)
             sharpen = try args.decimal(0, .from(0, to: Self.maxFactor), required: true) ?? sharpen
-        case "pixelate", "pix": pixelate = try Self.dimension(args) ?? pixelate
-        case "watermark", "wm": try applyWatermark(args)
+        case .pixelate: pixelate = try Self.dimension(args) ?? pixelate
+        case .watermark: try applyWatermark(args)
         // Metadata
-        case "strip_metadata", "sm": stripMetadata = try Self.bool(args) ?? stripMetadata
-        case "keep_copyright", "kcr": keepCopyright = try Self.bool(args) ?? keepCopyright
-        case "strip_color_profile", "scp": stripColorProfile = try Self.bool(args) ?? stripColorProfile
+        case .stripMetadata: stripMetadata = try Self.bool(args) ?? stripMetadata
+        case .keepCopyright: keepCopyright = try Self.bool(args) ?? keepCopyright
+        case .stripColorProfile: stripColorProfile = try Self.bool(args) ?? stripColorProfile
         // Output
-        case "quality", "q":
+        case .quality:
             try args.expectCount(1...1)
             quality = try args.integer(0, in: 0...100, required: true) ?? quality
-        case "format_quality", "fq": try applyFormatQuality(args)
-        case "max_bytes", "mb":
+        case .formatQuality: try applyFormatQuality(args)
+        case .maxBytes:
             try args.expectCount(1...1)
             maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit, required: true) ?? maxBytes
-        case "format", "f", "ext":
+        case .format:
             try args.expectCount(1...1)
             format = try Self.format(args, 0) ?? format
-        case "skip_processing", "skp": try applySkipProcessing(args)
+        case .skipProcessing: try applySkipProcessing(args)
         // Handling
-        case "raw": raw = try Self.bool(args) ?? raw
-        case "cachebuster", "cb":
+        case .raw: raw = try Self.bool(args) ?? raw
+        case .cachebuster:
             try args.expectCount(1...1)
             cacheBuster = args.values[0]
-        case "expires", "exp": try applyExpires(args)
-        case "filename", "fn": try applyFilename(args)
-        case "return_attachment", "att": returnAttachment = try Self.bool(args) ?? returnAttachment
+        case .expires: try applyExpires(args)
+        case .filename: try applyFilename(args)
+        case .returnAttachment: returnAttachment = try Self.bool(args) ?? returnAttachment
         // Security
-        case "max_src_resolution", "msr", "max_src_file_size", "msfs", "max_animation_frames", "maf",
-             "max_animation_frame_resolution", "mafr", "max_result_dimension", "mrd":
+        case _ where name.isSecurityOption:
             guard allowSecurityOptions else { throw .forbidden("security options are not allowed") }
-            try applySecurity(option.name, args)
-        case "preserve_hdr", "ph", "enforce_thumbnail", "eth":
-            throw .invalidURL("option \(option.name) is not supported")
+            try applySecurity(name, args)
+        case .preserveHDR, .enforceThumbnail:
+            throw .invalidURL("option \(args.name) is not supported")
         default:
-            throw .invalidURL("unknown option \(option.name)")
+            // Geometry and presets: `apply` and OptionParser take them.
+            throw .invalidURL("unknown option \(args.name)")
         }
     }
 
@@ -160,19 +161,19 @@ extension ProcessingOptions {
 
     // MARK: Security
 
-    private mutating func applySecurity(_ name: String, _ args: OptionArguments) throws(ThumbError) {
+    private mutating func applySecurity(_ name: OptionName, _ args: OptionArguments) throws(ThumbError) {
         try args.expectCount(1...1)
         switch name {
-        case "max_src_resolution", "msr":
+        case .maxSrcResolution:
             maxSourceResolution = try args.decimal(0, .above(0, to: Self.maxFactor), required: true) ?? maxSourceResolution
-        case "max_src_file_size", "msfs":
+        case .maxSrcFileSize:
             maxSourceFileSize = try args.integer(0, in: 1...Self.maxBytesLimit, required: true) ?? maxSourceFileSize
-        case "max_animation_frames", "maf":
+        case .maxAnimationFrames:
             maxAnimationFrames = try args.integer(0, in: 1...1_000_000, required: true) ?? maxAnimationFrames
-        case "max_result_dimension", "mrd":
+        case .maxResultDimension:
             maxResultDimension = try args.integer(0, in: 1...Int(Int32.max), required: true) ?? maxResultDimension
         default:
-            throw .invalidURL("\(name) is not supported")
+            throw .invalidURL("\(args.name) is not supported")
         }
     }
 }

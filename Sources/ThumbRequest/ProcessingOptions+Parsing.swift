@@ -6,44 +6,51 @@ import ThumbRuntime
 extension ProcessingOptions {
     /// Every option but `preset`; the security options only when `allowSecurityOptions`.
     mutating func apply(_ option: URLOption, allowSecurityOptions: Bool) throws(ThumbError) {
+        guard let name = OptionName(spelling: option.name) else { throw .invalidURL("unknown option \(option.name)") }
         let args = OptionArguments(option)
-        switch option.name {
-        case "resize", "rs": try applyResize(args)
-        case "size", "s":
+        switch name {
+        case .resize: try applyResize(args)
+        case .size:
             try args.expectCount(1...7)
             try applySize(args, from: 0)
-        case "resizing_type", "rt":
+        case .resizingType:
             try args.expectCount(1...1)
             resizingType = try Self.resizingType(args, 0, required: true) ?? resizingType
-        case "width", "w": width = try Self.dimension(args) ?? width
-        case "height", "h": height = try Self.dimension(args) ?? height
-        case "min-width", "mw": minWidth = try Self.dimension(args) ?? minWidth
-        case "min-height", "mh": minHeight = try Self.dimension(args) ?? minHeight
-        case "zoom", "z": try applyZoom(args)
-        case "dpr":
+        case .width: width = try Self.dimension(args) ?? width
+        case .height: height = try Self.dimension(args) ?? height
+        case .minWidth: minWidth = try Self.dimension(args) ?? minWidth
+        case .minHeight: minHeight = try Self.dimension(args) ?? minHeight
+        case .zoom: try applyZoom(args)
+        case .dpr:
             try args.expectCount(1...1)
             dpr = try args.decimal(0, .above(0, to: Self.maxDPR), required: true) ?? dpr
-        case "enlarge", "el": enlarge = try Self.bool(args) ?? enlarge
-        case "extend", "ex":
+        case .enlarge: enlarge = try Self.bool(args) ?? enlarge
+        case .extend:
             try args.expectCount(1...4)
             try applyExtend(args, from: 0, to: \.extendSwitch)
-        case "extend_aspect_ratio", "extend_ar", "exar":
+        case .extendAspectRatio:
             try args.expectCount(1...4)
             try applyExtend(args, from: 0, to: \.extendAspectRatioSwitch)
-        case "gravity", "g":
+        case .gravity:
             try args.expectCount(1...3)
             gravity = try args.gravity(from: 0, allowed: Gravity.Anchor.allCases, current: gravity, what: "type")
-        case "crop", "c": try applyCrop(args)
-        case "trim", "t": try applyTrim(args)
-        case "padding", "pd": try applyPadding(args)
-        case "auto_rotate", "ar": autoRotate = try Self.bool(args) ?? autoRotate
-        case "rotate", "rot": try applyRotate(args)
-        case "flip", "fl":
+        case .crop: try applyCrop(args)
+        case .trim: try applyTrim(args)
+        case .padding: try applyPadding(args)
+        case .autoRotate: autoRotate = try Self.bool(args) ?? autoRotate
+        case .rotate: try applyRotate(args)
+        case .flip:
             try args.expectCount(1...2)
             flipHorizontal = args.bool(0) ?? flipHorizontal
             flipVertical = args.bool(1) ?? flipVertical
-        default:
-            try applyOutput(option, args, allowSecurityOptions: allowSecurityOptions)
+        case .background, .blur, .sharpen, .pixelate, .watermark, .stripMetadata, .keepCopyright, .stripColorProfile,
+             .quality, .formatQuality, .maxBytes, .format, .skipProcessing, .raw, .cachebuster, .expires, .filename,
+             .returnAttachment, .maxSrcResolution, .maxSrcFileSize, .maxAnimationFrames, .maxResultDimension,
+             .maxAnimationFrameResolution, .preserveHDR, .enforceThumbnail:
+            try applyOutput(name, args, allowSecurityOptions: allowSecurityOptions)
+        case .preset:
+            // Presets are the operator's: OptionParser applies them and never hands `pr` here.
+            throw .invalidURL("unknown option \(option.name)")
         }
     }
 

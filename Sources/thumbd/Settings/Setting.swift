@@ -241,7 +241,7 @@ public enum Setting: CaseIterable, Sendable {
                   },
                   "Source formats to decode, comma-separated; add heic, tiff to read those.",
                   details: "The source formats decoded; add `heic`, `tiff` to read those (their decoders are "
-                      + "riskier: see \"Security\").")
+                      + "riskier: see docs/security.md).")
         case .maxAnimationFrames:
             .init("MAX_ANIMATION_FRAMES", imgproxy: true, .integer(1...10_000),
                   .field { "\($0.render.maxAnimationFrames)" },
