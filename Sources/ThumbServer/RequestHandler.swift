@@ -49,19 +49,18 @@ public struct RequestHandler: Sendable {
         let request: ThumbnailRequest
         switch prepare(incoming) {
         case .answered(let response, let outcome):
-            if let outcome { metrics.record(.request, outcome, .now - started) }
+            if let outcome { metrics.answered(status: response.status, error: response.error, outcome: outcome, after: .now - started) }
             return reply(response)
         case .miss(let miss):
             request = miss
         }
         let once = ReplyOnce { response in
-            metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
+            metrics.answered(status: response.status, error: response.error, outcome: response.status < 400 ? .ok : .error,
+                             after: .now - started)
             reply(response)
         }
         // Once the job has answered, the deadline finds nothing left to send.
-        deadlines.add {
-            if once.send(.error(.deadlineExceeded)) { metrics.increment(.deadlinesExceeded) }
-        }
+        deadlines.add { once.send(.error(.deadlineExceeded)) }
         let handler = self
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
         // coalescer hands the job's outcome to its waiters on, not in a task.
@@ -87,7 +86,7 @@ public struct RequestHandler: Sendable {
         case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(of: pipeline), nil)
         default: break
         }
-        metrics.increment(.requests)
+        metrics.requestStarted()
         do throws(ThumbError) {
             let rules = self.rules.current
             let parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
@@ -144,7 +143,6 @@ public struct RequestHandler: Sendable {
         case .sourceNotAllowed(let detail):
             logger.notice("source not allowed", metadata: ["uri": "\(String(decoding: uri, as: UTF8.self))", "detail": "\(detail)"])
         case .overloaded:
-            metrics.increment(.overloaded)
             return .error(error, headers: [("Retry-After", "1")])
         default:
             break

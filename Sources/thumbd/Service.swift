@@ -56,7 +56,7 @@ struct Service {
         )
         cache.start()
         let limits = configuration.limits
-        let metrics = Metrics()
+        let metrics = Metrics(workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
         let fallback: FallbackImage?
         do throws(ThumbError) {

@@ -114,8 +114,13 @@ struct OperatorEndpointTests {
         #expect(increase(requests, requests + "_count", outcome: "error") == 2)
         #expect(increase(requests, requests + "_bucket", outcome: "ok", le: "+Inf") == 3)
         #expect((increase(requests, requests + "_sum", outcome: "ok") ?? 0) > 0)
-        #expect(increase("thumbd_render_duration_seconds", "thumbd_render_duration_seconds_count", outcome: "ok") == 3)
-        #expect(increase("thumbd_fetch_duration_seconds", "thumbd_fetch_duration_seconds_count", outcome: "ok") == 2)
+        let spans = "thumbd_request_span_duration_seconds"
+        func spanCount(_ span: String) -> Double? {
+            let labels = ["span": span, "outcome": "ok"]
+            return after[spans]?.value(spans + "_count", labels).map { $0 - (before[spans]?.value(spans + "_count", labels) ?? 0) }
+        }
+        #expect(spanCount("processing") == 3)
+        #expect(spanCount("downloading") == 2)
         #expect(increase("thumbd_source_bytes", "thumbd_source_bytes_count", outcome: "ok") == 3)
         #expect(increase("thumbd_source_bytes", "thumbd_source_bytes_sum", outcome: "ok") == Double(3 * photo.count))
         #expect(after["thumbd_cache_entries"]?.value("thumbd_cache_entries") == 3)

@@ -1,16 +1,27 @@
 import Foundation
 
 /// prometheus_client's parser (Debian's python3-prometheus-client), the one Python exporters
-/// and tools use, run on a scrape; what it read, as JSON.
+/// and tools use, run on a scrape; what it read, as JSON. Families are named as it names them:
+/// a counter without its `_total`.
 enum PrometheusParser {
+    typealias Scrape = [String: Family]
+
     struct Family: Decodable {
         let type: String
         let help: String
         let samples: [Sample]
 
-        /// The value of the sample named `name` with these labels.
+        /// The value of the sample named `name` with exactly these labels.
+        func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
+            samples.first { $0.name == name && $0.labels == labels }?.value
+        }
+
+        /// The value of the sample named `name` with this outcome (and `le`, for a bucket).
         func value(_ name: String, outcome: String? = nil, le: String? = nil) -> Double? {
-            samples.first { $0.name == name && $0.labels["outcome"] == outcome && $0.labels["le"] == le }?.value
+            var labels: [String: String] = [:]
+            labels["outcome"] = outcome
+            labels["le"] = le
+            return value(name, labels)
         }
     }
 
@@ -20,18 +31,25 @@ enum PrometheusParser {
         let value: Double
     }
 
+    /// Reads scrapes separated by NUL bytes, so that many cost one Python start.
     static let script = """
     import json, sys
     from prometheus_client.parser import text_string_to_metric_families
-    families = {f.name: {"type": f.type, "help": f.documentation,
+    def read(text):
+        return {f.name: {"type": f.type, "help": f.documentation,
                          "samples": [{"name": s.name, "labels": s.labels, "value": s.value} for s in f.samples]}
-                for f in text_string_to_metric_families(sys.stdin.read())}
-    json.dump(families, sys.stdout)
+                for f in text_string_to_metric_families(text)}
+    json.dump([read(text) for text in sys.stdin.read().split("\\0")], sys.stdout)
     """
 
-    static func parse(_ text: [UInt8]) throws -> [String: Family] {
-        let parsed = try ProcessRunner.run("/usr/bin/python3", ["-c", script], input: text)
-        guard parsed.status == 0 else { throw StackError("the Prometheus parser refused the scrape: \(parsed.errors)") }
-        return try JSONDecoder().decode([String: Family].self, from: Data(parsed.output.utf8))
+    static func parse(_ text: [UInt8]) throws -> Scrape {
+        try parse([text])[0]
+    }
+
+    static func parse(_ texts: [[UInt8]]) throws -> [Scrape] {
+        let input = Array(texts.joined(separator: [0]))
+        let parsed = try ProcessRunner.run("/usr/bin/python3", ["-c", script], input: input)
+        guard parsed.status == 0 else { throw StackError("the Prometheus parser refused a scrape: \(parsed.errors)") }
+        return try JSONDecoder().decode([Scrape].self, from: Data(parsed.output.utf8))
     }
 }
