@@ -4,7 +4,7 @@ import Testing
 
 /// What a Prometheus scraping thumbd reads, checked by prometheus_client's parser: answers by
 /// status and by kind of error, what runs now, the process's own figures, and imgproxy's names;
-/// and scrapes taken while misses pour in.
+/// scrapes taken while misses pour in; and the listener of its own (PROMETHEUS_BIND).
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct MetricsTests {
     let origin: TestOrigin
@@ -155,5 +155,41 @@ struct MetricsTests {
         #expect(last["thumbd_requests"]?.value("thumbd_requests_total") == Double(widths.count + 1))
         #expect(last["thumbd_status_codes"]?.value("thumbd_status_codes_total", ["status": "200"]) == Double(widths.count))
         #expect(last["thumbd_requests_in_progress"]?.value("thumbd_requests_in_progress") == 0)
+    }
+
+    @Test func aListenerOfItsOwnAnswersGetMetricsOnlyAndDropsASilentClient() throws {
+        // Given thumbd with imgproxy's PROMETHEUS_BIND on a free port of 127.0.0.1 and its namespace
+        let port = try TestStack.freePort()
+        let stack = try TestStack(environment: ["IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:\(port)",
+                                                "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy"])
+        defer { stack.shutdown() }
+        #expect(try stack.get("/insecure/w:80/plain/\(origin.url("/photo.jpg"))@png").status == 200)
+
+        // When Prometheus asks the listener (bound before thumbd's socket appears), not nginx
+        let scrape = try HTTPClient.get(port: port, path: "/metrics")
+
+        // Then it answers the metrics, named as imgproxy's dashboards ask
+        #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
+        let parsed = try PrometheusParser.parse(scrape.body)
+        // (the stack's check that nginx listens asked for /, a 400)
+        #expect(parsed["imgproxy_requests"]?.value("imgproxy_requests_total") == 2)
+        #expect(parsed["imgproxy_status_codes"]?.value("imgproxy_status_codes_total", ["status": "200"]) == 1)
+        #expect(parsed["imgproxy_errors"]?.value("imgproxy_errors_total", ["type": "bad_request"]) == 1)
+        #expect(parsed["imgproxy_request_duration_seconds"]?.type == "histogram")
+        #expect(parsed["process_open_fds"]?.type == "gauge")
+        #expect(!parsed.keys.contains { $0.hasPrefix("thumbd_") }, "\(parsed.keys.sorted())")
+
+        // and nothing but GET /metrics
+        for path in ["/", "/metric", "/metrics/x", "/_thumbd/metrics"] {
+            #expect(try HTTPClient.get(port: port, path: path).status == 404, "\(path)")
+        }
+        #expect(try HTTPClient.get(port: port, path: "/metrics", method: "POST").status == 404)
+
+        // and a client that connects and says nothing is dropped in time for the next scrape
+        let silent = try HTTPClient.openSocket(port: port, timeout: 30)
+        defer { close(silent) }
+        #expect(try HTTPClient.get(port: port, path: "/metrics").status == 200)
+        var byte: UInt8 = 0
+        #expect(recv(silent, &byte, 1, 0) == 0)
     }
 }
