@@ -8,11 +8,12 @@ import Glibc
 /// seconds since the epoch). swift-metrics' system metrics poll on a timer of their own; these are
 /// read only when someone looks.
 struct ProcessStats {
+    /// User and system time.
     var cpuSeconds: Double
-    var residentBytes: Double
-    var virtualBytes: Double
-    var openDescriptors: Double
-    var maxDescriptors: Double
+    var residentBytes, virtualBytes: Double
+    /// /proc/self/fd's entries, and the soft limit, which is what open(2) meets.
+    var openDescriptors, maxDescriptors: Double
+    /// Since the epoch: the boot time and the process's start in ticks after it.
     var startTimeSeconds: Double
 
     /// Fails when /proc cannot be read or says what this reader does not understand.
