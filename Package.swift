@@ -29,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
         .target(name: "CLinux"),
+        .target(name: "CBuildInfo"),
         .target(name: "CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // One target per stage of a request, each depending only on those below it:
         // server → jobs → (cache, fetch, imaging) → request → runtime.
@@ -36,6 +37,7 @@ let package = Package(
             name: "ThumbRuntime",
             dependencies: [
                 "CLinux",
+                "CBuildInfo",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]

@@ -75,10 +75,10 @@ public struct SourceStage: Sendable {
             return .failure(error)
         }
         metrics.increment(.originFetches)
-        let fetcher = self.fetcher
-        let started = ContinuousClock.now
-        let response = await pool.runCatching { () throws(ThumbError) in try fetcher.fetch(url) }
-        metrics.record(.fetch, (try? response.get()) == nil ? .error : .ok, .now - started)
+        let (fetcher, metrics) = (self.fetcher, self.metrics)
+        let response = await pool.runCatching { () throws(ThumbError) in
+            try metrics.measure(.fetch) { () throws(ThumbError) in try fetcher.fetch(url) }
+        }
         hosts.release(host)
         return response
     }

@@ -151,12 +151,18 @@ public struct ThumbnailPipeline: Sendable {
             (bytes, format) = (passed.bytes, passed.format)
         } else {
             metrics.increment(.renders)
-            let started = ContinuousClock.now
-            let rendered = Result { () throws(ThumbError) in try renderer.render(source.bytes, sourceFormat: source.format, options: options) }
-            let outcome: Metrics.Outcome = (try? rendered.get()) == nil ? .error : .ok
-            metrics.record(.render, outcome, .now - started)
-            metrics.recordSourceBytes(source.bytes.count, outcome)
-            (bytes, format) = try rendered.map { ($0.bytes, $0.format) }.get()
+            let rendered: Renderer.Rendered
+            do throws(ThumbError) {
+                rendered = try metrics.measure(.render) { () throws(ThumbError) in
+                    try renderer.render(source.bytes, sourceFormat: source.format, options: options)
+                }
+            } catch {
+                metrics.recordSourceBytes(source.bytes.count, .error)
+                throw error
+            }
+            metrics.recordSourceBytes(source.bytes.count, .ok)
+            metrics.recordResultBytes(rendered.bytes.count)
+            (bytes, format) = (rendered.bytes, rendered.format)
         }
         let path = request.cachePath(documentURI: documentURI, format: format)
         return Thumbnail(bytes: bytes, format: format, stored: publish(bytes, at: path, for: request))

@@ -49,20 +49,20 @@ public struct RequestHandler: Sendable {
         let request: ThumbnailRequest
         switch prepare(incoming, started: started) {
         case .answered(let response, let outcome):
-            if let outcome { metrics.record(.request, outcome, .now - started) }
+            if let outcome { metrics.answered(status: response.status, error: response.error, outcome: outcome, after: .now - started) }
             return reply(response)
         case .miss(let miss):
             request = miss
         }
         let once = ReplyOnce { response in
-            metrics.record(.request, response.status < 400 ? .ok : .error, .now - started)
+            metrics.answered(status: response.status, error: response.error, outcome: response.status < 400 ? .ok : .error,
+                             after: .now - started)
             reply(response)
         }
         let handler = self
         // Once the job has answered, the deadline finds nothing left to send.
         deadlines.add {
             guard once.send(.error(.deadlineExceeded)) else { return }
-            metrics.increment(.deadlinesExceeded)
             handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started)
         }
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
@@ -109,7 +109,7 @@ public struct RequestHandler: Sendable {
         case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(of: pipeline), nil)
         default: break
         }
-        metrics.increment(.requests)
+        metrics.requestStarted()
         do throws(ThumbError) {
             let rules = self.rules.current
             let parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
@@ -164,7 +164,6 @@ public struct RequestHandler: Sendable {
     /// An error's answer; its line is logged where it happened (here, or by the job).
     private func errorResponse(_ error: ThumbError) -> OutgoingResponse {
         guard error == .overloaded else { return .error(error) }
-        metrics.increment(.overloaded)
         return .error(error, headers: [("Retry-After", "1")])
     }
 

@@ -56,7 +56,7 @@ struct Service {
         )
         cache.start()
         let limits = configuration.limits
-        let metrics = Metrics()
+        let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
         let fallback: FallbackImage?
         do throws(ThumbError) {
@@ -94,6 +94,15 @@ struct Service {
             deadline: limits.requestTimeout,
             logger: logger
         )
+        // Listening before thumbd answers: a scrape that follows its first answer finds it.
+        if let bind = configuration.prometheusBind {
+            do throws(ThumbError) {
+                try MetricsListener(bind, logger: logger) { pipeline.scrapeMetrics() }.start()
+            } catch {
+                logger.critical("cannot answer metrics", metadata: ["error": "\(error)"])
+                throw ExitCode(2)
+            }
+        }
         let server = try FastCGIServer(
             FastCGIServer.Settings(address: configuration.listen, workers: configuration.workers,
                                    socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout,

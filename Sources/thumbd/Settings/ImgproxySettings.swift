@@ -226,9 +226,6 @@ enum ImgproxySettings {
          ["URL_REPLACEMENTS"]),
         (.sameAsThumbd("false", otherwise: "a base64 source is the URL alone"), ["BASE64_URL_INCLUDES_FILENAME"]),
         (.refused("a plain source's query is part of its URL, escaped as %3F"), ["SOURCE_URL_QUERY_SEPARATOR"]),
-        (.refused("thumbd's Prometheus metrics are at /metrics through the site, for the addresses it allows"),
-         ["PROMETHEUS_BIND"]),
-        (.refused("thumbd's metric names start with thumbd_"), ["PROMETHEUS_NAMESPACE"]),
         (.sameAsThumbd("false", otherwise: "Datadog is not supported; scrape /metrics"), ["DATADOG_ENABLE"]),
         (.sameAsThumbd("false", otherwise: "OpenTelemetry is not supported; scrape /metrics"), ["OPEN_TELEMETRY_ENABLE"]),
         (.refused("only Prometheus metrics (/metrics) are supported"), [

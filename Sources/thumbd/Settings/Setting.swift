@@ -23,6 +23,7 @@ public enum Setting: CaseIterable, Sendable {
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     // The output format's choice (where the URL names none, or the client's Accept overrides it).
     case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
+    case prometheusBind, prometheusNamespace
 
     // swiftlint:disable:next function_body_length
     public var declaration: SettingDeclaration {
@@ -325,6 +326,19 @@ public enum Setting: CaseIterable, Sendable {
         case .enableAvifDetection:
             .init("ENABLE_AVIF_DETECTION", imgproxy: true, .boolean, .none,
                   "Deprecated name of AUTO_AVIF, which wins when both are set.")
+        case .prometheusBind:
+            .init("PROMETHEUS_BIND", imgproxy: true, .text, .described("off"),
+                  "host:port of a listener answering GET /metrics, for a Prometheus nginx's site does not allow.",
+                  details: "`host:port` (`:9464` for every address) of an HTTP listener of thumbd's own that "
+                      + "answers `GET /metrics` with the metrics and every other request with 404, so that a "
+                      + "Prometheus on another host can scrape without an `allow` line in nginx's site; "
+                      + "`/_thumbd/metrics` through nginx stays. See docs/operations.md.")
+        case .prometheusNamespace:
+            .init("PROMETHEUS_NAMESPACE", imgproxy: true, .text, .field { $0.prometheusNamespace },
+                  "First part of every metric's name (thumbd_requests_total); empty: none.",
+                  details: "The first part of every metric's name but `process_*`'s: `thumbd_requests_total`; "
+                      + "`imgproxy` makes them `imgproxy_requests_total`, as an imgproxy dashboard asks; empty: "
+                      + "no prefix, imgproxy's default (`requests_total`).")
         }
     }
 }

@@ -54,6 +54,8 @@ extension Settings {
             configuration.fallback.status = code == 0 ? nil : code
         }
         reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? FallbackImage.thumbnailMaxAge : $0 }
+        reader.read(.prometheusBind) { configuration.prometheusBind = $0.isEmpty ? nil : try tcpAddress($0) }
+        reader.read(.prometheusNamespace) { configuration.prometheusNamespace = try metricNamespace($0) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         // The deprecated names first: the current ones win.
         reader.bool(.enableWebpDetection) { configuration.negotiation.webp = $0 }
@@ -306,6 +308,21 @@ extension Settings {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
             throw InvalidValue(expected: "expected an http:// or https:// proxy URL")
         }
+        return text
+    }
+
+    private static func tcpAddress(_ text: String) throws -> ListenAddress {
+        guard let address = ListenAddress(text), case .tcp = address else { throw InvalidValue(expected: "expected host:port") }
+        return address
+    }
+
+    /// Prometheus' rule for a name's first part, which becomes one with `_` after it.
+    private static func metricNamespace(_ text: String) throws -> String {
+        let valid = text.utf8.enumerated().allSatisfy { index, byte in
+            byte == UInt8(ascii: "_") || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z"))
+                || (index > 0 && byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+        }
+        guard valid else { throw InvalidValue(expected: "expected letters, digits and _, not starting with a digit") }
         return text
     }
 

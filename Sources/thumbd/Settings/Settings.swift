@@ -46,6 +46,10 @@ public struct Settings: Sendable {
     public var magickPolicyDirectory = "/etc/thumbd"
     /// How URL options are read: presets, presets-only URLs, security options.
     public var options = OptionParser()
+    /// Where a listener of its own answers GET /metrics (PROMETHEUS_BIND); nil: only through nginx.
+    public var prometheusBind: ListenAddress?
+    /// The first part of every metric's name but process_*'s (PROMETHEUS_NAMESPACE); empty: none.
+    public var prometheusNamespace = "thumbd"
 
     public init() {}
 

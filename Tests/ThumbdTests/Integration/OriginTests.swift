@@ -112,7 +112,7 @@ struct OriginTests {
         #expect(try first.value().get().status == 200)
         let secondResponse = try second.value().get()
         #expect(secondResponse.status == 200, "\(secondResponse.text)")
-        #expect(try stack.metrics()["thumbd_overloaded_total"] == 1)
+        #expect(try stack.metrics()["thumbd_errors_total{type=\"overloaded\"}"] == 1)
         #expect(try stack.get("/insecure/w:32/plain/\(origin.url("/c.jpg"))@png").status == 200)
     }
 

@@ -97,7 +97,7 @@ enum HTTPClient {
         return batch.startAndCollect()
     }
 
-    private static func openSocket(port: Int, timeout: Double) throws -> Int32 {
+    static func openSocket(port: Int, timeout: Double) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError(kind: .connect, message: "socket: \(lastError())") }
         setTimeout(fd, SO_SNDTIMEO, seconds: timeout)  // also bounds connect() on Linux
