@@ -31,12 +31,13 @@ func fuzzRequestPath(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 }
 
 /// A path signed with the key must be read as the same path without a key reads it (but for the
-/// signature the cache names its file by): the signature covers the path as sent, whatever bytes
-/// it holds.
+/// signature the cache names its file by): the signature covers the path as repaired (what a
+/// proxy did to it undone, as a client signed it), whatever bytes it holds.
 private func checkSignatureRoundTrip(_ requestURI: String) {
     guard requestURI.hasPrefix("/"), !requestURI.contains("?"),
           let slash = requestURI.dropFirst().firstIndex(of: "/") else { return }
-    let signed = signedParser.verifier.signedPath(String(requestURI[slash...]))
+    let asSigned = PathRepair.repaired(Array(requestURI[slash...].utf8)[...])
+    let signed = signedParser.verifier.signedPath(String(decoding: asSigned, as: UTF8.self))
     let withKey = Result { () throws(ThumbError) in try signedParser.parse(rawPath: signed) }
     let withoutKey = Result { () throws(ThumbError) in try keylessTwin.parse(rawPath: signed) }
     let unsigned = { (request: ThumbnailRequest) in ThumbnailRequest(sourceURL: request.sourceURL, options: request.options) }
