@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import Synchronization
 import ThumbCache
+import ThumbFetch
 import ThumbImaging
 import ThumbRequest
 import ThumbRuntime
@@ -193,8 +194,8 @@ public struct ThumbnailPipeline: Sendable {
         logger.log(level: level, job.did, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(requestID)",
-                "path": "\(LogFields.path(documentURI))",
-                "origin": "\(LogFields.host(of: request.sourceURL))",
+                "path": "\(RequestPathParser.withoutSignature(documentURI))",
+                "origin": "\(OriginFetcher.host(of: request.sourceURL))",
                 "key": "\(request.key)",
                 "fetch_ms": "\(job.fetchMilliseconds)",
                 "render_ms": "\(job.renderMilliseconds)",

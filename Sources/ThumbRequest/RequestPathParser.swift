@@ -59,6 +59,13 @@ public struct RequestPathParser: Sendable {
         try verifier.verify(signature: Array(signature), path: path)
     }
 
+    /// The path without its signature, as a log line gives it: the signature is a credential for
+    /// the path, and the path says what was asked.
+    public static func withoutSignature(_ path: String) -> String {
+        guard let parts = try? split(Array(path.utf8)[...]) else { return path }
+        return String(decoding: parts.signedPath, as: UTF8.self)
+    }
+
     /// The signature as the cache names files by it: only one that a key verified.
     private func verified(_ signature: ArraySlice<UInt8>) -> String? {
         verifier.acceptsAnySignature ? nil : String(decoding: signature, as: UTF8.self)

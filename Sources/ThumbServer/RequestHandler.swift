@@ -82,7 +82,7 @@ public struct RequestHandler: Sendable {
         logger.log(level: level, message, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(incoming.requestID)",
-                "path": "\(LogFields.path(incoming.documentURI))",
+                "path": "\(RequestPathParser.withoutSignature(incoming.documentURI))",
                 "status": "\(status)",
                 "type": "\(type)",
                 "total_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
