@@ -8,7 +8,11 @@ extension Metrics {
         private let gauges: [(Gauge, @Sendable (ProcessStats) -> Double)]
 
         init(registry: PrometheusCollectorRegistry) {
-            cpuSeconds = registry.makeCounter(name: "process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.")
+            func name(_ metric: String, _ help: String) -> MetricNameDescriptor {
+                MetricNameDescriptor(metricName: metric, unitName: "", helpText: help)
+            }
+            cpuSeconds = registry.makeCounter(descriptor: name("process_cpu_seconds_total",
+                                                               "Total user and system CPU time spent in seconds."))
             let figures: [(String, String, @Sendable (ProcessStats) -> Double)] = [
                 ("process_resident_memory_bytes", "Resident memory size in bytes.", { $0.residentBytes }),
                 ("process_virtual_memory_bytes", "Virtual memory size in bytes.", { $0.virtualBytes }),
@@ -16,7 +20,7 @@ extension Metrics {
                 ("process_max_fds", "Maximum number of open file descriptors.", { $0.maxDescriptors }),
                 ("process_start_time_seconds", "Start time of the process since unix epoch in seconds.", { $0.startTimeSeconds }),
             ]
-            gauges = figures.map { name, help, value in (registry.makeGauge(name: name, help: help), value) }
+            gauges = figures.map { metric, help, value in (registry.makeGauge(descriptor: name(metric, help)), value) }
         }
 
         /// A scrape that cannot read /proc goes without these figures, and says nothing wrong.

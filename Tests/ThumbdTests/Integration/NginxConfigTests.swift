@@ -8,7 +8,7 @@ import Testing
 struct NginxConfigTests {
     /// The examples in nginx/ and the arguments that write them (their headers show them too).
     static let examples = [
-        "nginx/thumbd-site.example.conf": ["site", "--server-name", "thumbs.example.com", "--hits-log", "/var/lib/thumbd/hits.log"],
+        "nginx/thumbd-site.example.conf": ["site", "--server-name", "thumbs.example.com", "--hits-log", "/var/log/thumbd/hits.log"],
         "nginx/front.example.conf": ["front", "--host", "10.0.0.11:80", "--host", "10.0.0.12:80", "--host", "10.0.0.13:80"],
     ]
 
