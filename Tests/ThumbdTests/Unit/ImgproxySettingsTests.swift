@@ -85,6 +85,26 @@ struct ImgproxySettingsTests {
         ])
     }
 
+    @Test func everyNameTheScriptsReadIsASettingOrOneThumbdLetsThrough() throws {
+        // deploy/run hands its THUMBD_ variables to thumbd: one a script reads that thumbd did not
+        // know would stop the demo at start.
+        let root = TestStack.repositoryRoot
+        var used = Set<String>()
+        for directory in ["deploy", "bench"] {
+            let names = try FileManager.default.subpathsOfDirectory(atPath: root + "/" + directory)
+            for name in names {
+                guard let text = try? String(contentsOfFile: "\(root)/\(directory)/\(name)", encoding: .utf8) else { continue }
+                // Code, not comments; a C macro given with -D is no variable.
+                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("#") {
+                    for match in line.matches(of: /(?:^|[^A-Za-z_-])(THUMBD_[A-Z0-9_]*[A-Z0-9])/) { used.insert(String(match.output.1)) }
+                }
+            }
+        }
+        let settings = Set(Setting.allCases.flatMap(\.environmentNames))
+        #expect(used.contains("THUMBD_HTTP_PORT") && used.contains("THUMBD_KEY"))
+        #expect(used.subtracting(settings).subtracting(EnvironmentNames.scripts).sorted() == [])
+    }
+
     @Test func imgproxysWorkersAreThumbdsRenders() throws {
         // imgproxy-docs configuration/options.mdx: WORKERS, "the maximum number of images an
         // imgproxy instance can process simultaneously"
