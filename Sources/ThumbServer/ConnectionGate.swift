@@ -239,8 +239,7 @@ final class ConnectionGate: Sendable {
 
     private static func milliseconds(until instant: ContinuousClock.Instant?, from now: ContinuousClock.Instant) -> Int32 {
         guard let instant else { return -1 }
-        let (seconds, attoseconds) = (instant - now).components
-        return Int32(clamping: max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
+        return (instant - now).pollTimeout
     }
 
     /// The connections still sending their head, with their deadlines in the order they were

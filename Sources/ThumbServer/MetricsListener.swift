@@ -114,8 +114,7 @@ public final class MetricsListener: Sendable {
             let left = ContinuousClock.now.duration(to: until)
             guard left > .zero else { return false }
             var entry = pollfd(fd: connection.raw, events: events, revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let ready = poll(&entry, 1, milliseconds)
+            let ready = poll(&entry, 1, left.pollTimeout)
             if ready < 0 && errno == EINTR { continue }
             return ready > 0 && entry.revents & events != 0
         }
