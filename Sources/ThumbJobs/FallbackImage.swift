@@ -14,10 +14,6 @@ public struct FallbackImage: Sendable {
     /// Seconds clients and CDNs may keep it (imgproxy's FALLBACK_IMAGE_TTL).
     public let maxAge: Int
 
-    /// Thumbnails are kept a year (`Cache-Control` of a hit), and so is a fallback image with
-    /// FALLBACK_IMAGE_TTL=0 (imgproxy's: its TTL, a year unless set).
-    public static let thumbnailMaxAge = 31_536_000
-
     public init(bytes: [UInt8], format: SourceFormat, status: Int?, maxAge: Int) {
         self.bytes = bytes
         self.format = format

@@ -69,7 +69,7 @@ public struct OutgoingResponse: Sendable {
 
     private static func imageHeaders(format: ImageFormat, disposition: String?, expiresAt: Int?) -> [(name: String, value: String)] {
         let cacheControl = expiresAt.map { "public, max-age=\(max(0, $0 - Int(Date().timeIntervalSince1970)))" }
-            ?? "public, max-age=31536000, immutable"
+            ?? ThumbnailLifetime.cacheControl
         var headers: [(name: String, value: String)] = [
             ("Content-Type", format.mimeType),
             ("Cache-Control", cacheControl),

@@ -70,7 +70,7 @@ struct NginxSite {
                     alias \#(cacheRoot)/served/$thumbd_c/$thumbd_c$thumbd_s.\#(format.fileExtension);
                     types {}
                     default_type \#(format.mimeType);
-                    add_header Cache-Control "public, max-age=31536000, immutable";\#(hitLocationLogs)
+                    add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";\#(hitLocationLogs)
                     log_not_found off;
                     error_page 404 = @thumbd;
                 }
@@ -90,7 +90,7 @@ struct NginxSite {
                     }
                     try_files \#(name)$thumbd_enforced \#(name).\#(format.fileExtension)
                               \#(name)$thumbd_enforced_plain.\#(format.fileExtension) @thumbd;
-                    add_header Cache-Control "public, max-age=31536000, immutable";
+                    add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
                     add_header Vary Accept;\#(hitLocationLogs)
                 }
             """#
@@ -245,7 +245,7 @@ struct NginxSite {
                 }
                 default_type application/octet-stream;
                 \#(tryFiles)
-                add_header Cache-Control "public, max-age=31536000, immutable";
+                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
                 add_header Vary $thumbd_vary;\#(hitLocationLogs)
             }
 

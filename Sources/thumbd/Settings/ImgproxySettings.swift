@@ -1,3 +1,5 @@
+import ThumbRequest
+
 /// Every setting imgproxy documents (its configuration docs for 3.31, 4.0 and the next release)
 /// that thumbd has no setting for, and what thumbd does when an environment sets it: nothing is
 /// silently ignored. A setting thumbd honours is a `Setting` whose declaration names it (its
@@ -113,8 +115,8 @@ enum ImgproxySettings {
         (.sameAsThumbd("false", otherwise: headersAreNginx), [
             "CACHE_CONTROL_PASSTHROUGH", "SET_CANONICAL_HEADER", "ENABLE_DEBUG_HEADERS",
         ]),
-        (.sameAsThumbd("31536000", otherwise: "thumbnails are kept a year (Cache-Control: public, max-age=31536000, "
-            + "immutable), as nginx's site says for hits; a URL's exp shortens it"), ["TTL"]),
+        (.sameAsThumbd("\(ThumbnailLifetime.seconds)", otherwise: "thumbnails are kept a year (Cache-Control: "
+            + "\(ThumbnailLifetime.cacheControl)), as nginx's site says for hits; a URL's exp shortens it"), ["TTL"]),
         (.sameAsThumbd("true", otherwise: "nginx sends ETag and Last-Modified for the thumbnails it serves (etag off; in "
             + "the site stops the first)"), ["USE_ETAG", "USE_LAST_MODIFIED"]),
         (.refused("a thumbnail's URL names it: change the URL (cachebuster, cb) to make a new one"),

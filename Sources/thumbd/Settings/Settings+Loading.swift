@@ -53,7 +53,7 @@ extension Settings {
             guard code == 0 || code >= 200 else { throw InvalidValue(expected: "expected 0 or an HTTP status from 200 to 599") }
             configuration.fallback.status = code == 0 ? nil : code
         }
-        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? FallbackImage.thumbnailMaxAge : $0 }
+        reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? ThumbnailLifetime.seconds : $0 }
         reader.read(.prometheusBind) { configuration.prometheusBind = $0.isEmpty ? nil : try tcpAddress($0) }
         reader.read(.prometheusNamespace) { configuration.prometheusNamespace = try metricNamespace($0) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
