@@ -159,7 +159,7 @@ final class DemoRun {
         var template = Array("/tmp/thumbd-demo-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
-        port = try TestStack.freePort()
+        port = try FreePort.next()
         // deploy/run's THUMBD_PHOTOS: root's, in a directory only root may write to, as it demands
         let photoDirectory = directory + "/photos"
         try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: false)

@@ -159,7 +159,7 @@ struct MetricsTests {
 
     @Test func aListenerOfItsOwnAnswersGetMetricsOnlyAndDropsASilentClient() throws {
         // Given thumbd with imgproxy's PROMETHEUS_BIND on a free port of 127.0.0.1 and its namespace
-        let port = try TestStack.freePort()
+        let port = try FreePort.next()
         let stack = try TestStack(environment: ["IMGPROXY_PROMETHEUS_BIND": "127.0.0.1:\(port)",
                                                 "IMGPROXY_PROMETHEUS_NAMESPACE": "imgproxy"])
         defer { stack.shutdown() }

@@ -44,7 +44,7 @@ struct NginxConfigTests {
         let options = Self.siteVariants.first { $0.0 == variant }!.1.map { $0.replacingOccurrences(of: "{dir}", with: directory) }
         let sockets = options.contains("--socket") ? [] : ["--socket", "unix:\(directory)/a.sock"]
         try TestStack.writeSite(to: directory + "/thumbd-site.conf", [
-            "--server-name", "thumbs.example.com", "--listen", "127.0.0.1:\(try TestStack.freePort())",
+            "--server-name", "thumbs.example.com", "--listen", "127.0.0.1:\(try FreePort.next())",
             "--cache-root", directory + "/cache", "--access-log", directory + "/access.log",
             "--extras", directory + "/site.d/*.conf",
         ] + sockets + options)
@@ -59,7 +59,7 @@ struct NginxConfigTests {
         let directory = try Self.nginxDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let written = try ProcessRunner.run(TestStack.thumbdBinary, [
-            "nginx-config", "front", "--listen", "127.0.0.1:\(try TestStack.freePort())",
+            "nginx-config", "front", "--listen", "127.0.0.1:\(try FreePort.next())",
             "--access-log", directory + "/front-access.log", "--output", directory + "/thumbd-site.conf",
         ] + (1...hosts).flatMap { ["--host", "127.0.0.\($0):80"] })
         #expect(written.status == 0, "\(written.errors)")

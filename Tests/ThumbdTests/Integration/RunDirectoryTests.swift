@@ -49,7 +49,7 @@ final class RunDirectoryTests {
         let prepared = try listing(hostile)
         let own = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: own) }
-        let port = try TestStack.freePort()
+        let port = try FreePort.next()
 
         // When deploy/run is to run in the one, or to serve the other user's directory as its photos
         let refusals = [

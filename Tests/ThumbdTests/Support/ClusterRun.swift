@@ -42,7 +42,7 @@ final class ClusterRun {
     /// - Parameter settings: THUMBD_* for every host.
     init(hosts: Int, photos: [String: [UInt8]], settings: [String: String]) throws {
         self.hosts = hosts
-        port = try TestStack.freePort()
+        port = try FreePort.next()
         lock = try NetworkChangeLock(exclusive: true)
         var template = Array("/tmp/thumbd-cluster-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }

@@ -50,7 +50,7 @@ final class TestStack: @unchecked Sendable {
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
         self.cacheRoot = cacheRoot ?? directory + "/cache"
-        port = try Self.freePort()
+        port = try FreePort.next()
         // nginx's workers run as nobody: they read; nginx's master makes its temp paths in
         // nginx-tmp, 0700 and theirs (a directory they could write to would let them plant a link
         // the master follows when it hands those over)
@@ -266,23 +266,6 @@ final class TestStack: @unchecked Sendable {
             text = text.replacingOccurrences(of: placeholder, with: value)
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw StackError("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func canConnect(port: Int) -> Bool {
