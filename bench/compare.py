@@ -16,6 +16,7 @@ import hmac
 import json
 import os
 import platform
+import random
 import re
 import shutil
 import signal
@@ -114,10 +115,26 @@ def signed(path):
     return f"/{base64.urlsafe_b64encode(digest).rstrip(b'=').decode()}{path}"
 
 
+_HANDED_OUT = set()
+
+
 def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A free port below the kernel's ephemeral range: a port bound to 0 is in that range, and an
+    outgoing connection could take it before the server that is handed it binds it."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as ports:
+        below = max(int(ports.read().split()[0]), 10_001)
+    for _ in range(200):
+        port = random.randrange(10_000, below)
+        if port in _HANDED_OUT:
+            continue
+        _HANDED_OUT.add(port)
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+                return port
+            except OSError:
+                pass
+    raise RuntimeError(f"no free port below {below}")
 
 
 def wait_until(url, seconds=120):
