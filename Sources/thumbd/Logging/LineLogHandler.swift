@@ -19,16 +19,13 @@ struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    // The flat method: swift-log's older releases, which Package.swift allows, know no other.
-    // swiftlint:disable:next function_parameter_count
-    func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-             file: String, function: String, line: UInt) {
-        var fields = self.metadata
+    func log(event: LogEvent) {
+        var fields = metadata
         if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
-        if let explicit { fields.merge(explicit) { $1 } }
+        if let explicit = event.metadata { fields.merge(explicit) { $1 } }
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let text = Self.line(format: format, time: now, level: level, message: message.description, fields: fields)
+        let text = Self.line(format: format, time: now, level: event.level, message: event.message.description, fields: fields)
         FileHandle.standardError.write(Data(text.utf8))
     }
 
