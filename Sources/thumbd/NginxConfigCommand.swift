@@ -67,6 +67,12 @@ extension NginxConfigCommand {
                 transform: NginxValue.enforcedFormat)
         var enforced: [ImageFormat] = []
 
+        @Option(name: .customLong("auto"),
+                help: ArgumentHelp("A format thumbd negotiates URLs without one to (AUTO_WEBP, AUTO_AVIF): webp or "
+                    + "avif; repeat for both. (default: both)"),
+                transform: NginxValue.negotiatedFormat)
+        var negotiated: [ImageFormat] = []
+
         @OptionGroup var output: NginxConfigOutput
 
         var site: NginxSite {
@@ -80,6 +86,7 @@ extension NginxConfigCommand {
             site.extras = extras
             // AVIF first, as thumbd picks it first.
             site.enforced = [ImageFormat.avif, .webp].filter(enforced.contains)
+            if !negotiated.isEmpty { site.negotiated = NginxSite.bothNegotiated.filter(negotiated.contains) }
             return site
         }
 

@@ -19,6 +19,12 @@ struct NginxSite {
     /// thumbd's ENFORCE_AVIF / ENFORCE_WEBP: the formats a client's Accept picks even over the
     /// format a URL names, AVIF first.
     var enforced: [ImageFormat] = []
+    /// thumbd's AUTO_AVIF / AUTO_WEBP: the formats a URL without one is negotiated to, AVIF first.
+    /// The map must know which are on: with AUTO_WEBP alone, a client accepting both would be
+    /// offered an AVIF that is never made, and every request would reach thumbd.
+    var negotiated = Self.bothNegotiated
+
+    static let bothNegotiated = [ImageFormat.avif, .webp]
 
     /// The upstream several sockets make.
     static let upstreamName = "thumbd_instances"
@@ -34,6 +40,7 @@ struct NginxSite {
         arguments += [["--hits-log", "\(effectiveHitsLog)"], ["--access-log", "\(accessLog)"]]
         if let extras { arguments.append(["--extras", extras]) }
         arguments += enforced.map { ["--enforce", $0.rawValue] }
+        if negotiated != Self.bothNegotiated { arguments += negotiated.map { ["--auto", $0.rawValue] } }
         return arguments
     }
 
@@ -117,6 +124,17 @@ struct NginxSite {
             """
     }
 
+    /// `.auto.webp`, or `.auto.{avif,webp}`
+    private var negotiatedNames: String {
+        let names = negotiated.map(\.rawValue)
+        return ".auto." + (names.count == 1 ? names[0] : "{\(names.joined(separator: ","))}")
+    }
+
+    /// A map's lines for the clients that accept a negotiated format, AVIF first.
+    private func negotiatedMapLines(_ value: (ImageFormat) -> String) -> String {
+        negotiated.map { "    ~image/\($0.rawValue) \(value($0));" }.joined(separator: "\n")
+    }
+
     private var typesBlock: String {
         ImageFormat.allCases.map { "            \($0.mimeType.padding(toLength: 10, withPad: " ", startingAt: 0)) \($0.fileExtension);" }
             .joined(separator: "\n")
@@ -162,22 +180,22 @@ struct NginxSite {
         #   --extras        a glob of extra location files (the demo origin); may match nothing. Their
         #                   locations must be `location = ` or `location ^~ `: the regexes below take
         #                   every URI whose first segment could be a signature.
+        #   --enforce       a format of thumbd's ENFORCE_AVIF / ENFORCE_WEBP, once each
+        #   --auto          a format of thumbd's AUTO_AVIF / AUTO_WEBP, once each; both when not given
         \#(upstream)
-        # Format negotiation (THUMBD_AUTO_AVIF / THUMBD_AUTO_WEBP, this map assumes both are on; with
-        # one only, map the other's clients to it): every rendition of a URL without a format lives at
-        # {signature}.auto.{avif,webp} or, for clients that accept neither, {signature}.auto.none.{ext}. Each client
-        # is offered only its own, so whoever asks first, each gets (or makes) the right one.
+        # Format negotiation (THUMBD_AUTO_\#(negotiated.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_AUTO_"))): every rendition of a URL without a
+        # format lives at {signature}\#(negotiatedNames) or, for clients that accept neither,
+        # {signature}.auto.none.{ext}. Each client is offered only its own, so whoever asks first, each
+        # gets (or makes) the right one.
         map $http_accept $thumbd_negotiated {
-            ~image/avif .auto.avif;
-            ~image/webp .auto.webp;
+        \#(negotiatedMapLines { ".auto.\($0.rawValue)" })
             default     .auto.none;
         }
 
         # The plain rendition's name for clients that accept neither; for the others a name that never
         # exists.
         map $http_accept $thumbd_plain {
-            ~image/avif /.none;
-            ~image/webp /.none;
+        \#(negotiatedMapLines { _ in "/.none" })
             default     .auto.none;
         }
 

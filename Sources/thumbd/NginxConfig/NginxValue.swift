@@ -28,8 +28,17 @@ enum NginxValue {
 
     /// A format thumbd may enforce over the URL's: `webp` or `avif`.
     static func enforcedFormat(_ text: String) throws -> ImageFormat {
+        try webpOrAvif(text, "cannot be enforced")
+    }
+
+    /// A format thumbd may negotiate a URL without one to: `webp` or `avif`.
+    static func negotiatedFormat(_ text: String) throws -> ImageFormat {
+        try webpOrAvif(text, "cannot be negotiated")
+    }
+
+    private static func webpOrAvif(_ text: String, _ refusal: String) throws -> ImageFormat {
         guard let format = ImageFormat(rawValue: text), format == .webp || format == .avif else {
-            throw ValidationError("'\(text)' cannot be enforced: webp or avif only")
+            throw ValidationError("'\(text)' \(refusal): webp or avif only")
         }
         return format
     }

@@ -73,6 +73,23 @@ struct NegotiationTests {
         #expect(try stack.get(path, headers: ["Accept": "image/jpeg"]).status == 502)
     }
 
+    @Test func withWebPNegotiatedAloneAClientAcceptingBothGetsItsWebPFromNginx() throws {
+        // Given AUTO_WEBP alone, and the site written to match
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 },
+                                  siteArguments: ["--auto", "webp"])
+        let path = "/insecure/rs:fit:60:60/plain/\(origin.url("/photo.jpg"))"
+        let both = ["Accept": "image/avif,image/webp,*/*"]
+        #expect(try stack.get(path, headers: both).headers["content-type"] == "image/webp")
+
+        // Then nginx alone gives a client that accepts AVIF too the WebP thumbd made: the map
+        // does not send it looking for an AVIF that is never made
+        stack.stopThumbd()
+        let hit = try stack.get(path, headers: both)
+        #expect(hit.status == 200)
+        #expect(hit.headers["content-type"] == "image/webp")
+        #expect(hit.headers["vary"] == "Accept")
+    }
+
     @Test func aURLWithAFormatIsNotNegotiated() throws {
         let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_AUTO_WEBP": "true"]) { $1 })
         let response = try stack.get("/insecure/rs:fit:80:80/plain/\(origin.url("/photo.jpg"))@png", headers: ["Accept": "image/webp"])

@@ -34,6 +34,7 @@ struct NginxConfigTests {
         ("hits to syslog", ["--hits-log", "syslog:server=unix:{dir}/hits.sock,nohostname"]),
         ("a TCP socket", ["--socket", "127.0.0.1:9000"]),
         ("formats enforced", ["--enforce", "webp", "--enforce", "avif"]),
+        ("WebP negotiated alone", ["--auto", "webp"]),
     ]
 
     @Test(arguments: siteVariants.map(\.0))
@@ -88,6 +89,7 @@ struct NginxConfigTests {
         ["site", "--access-log", "relative.log"],
         ["site", "--enforce", "jpeg"],
         ["site", "--enforce", "webp;"],
+        ["site", "--auto", "png"],
         ["site", "--extras", "/etc/x/*.conf}"],
         ["front", "--host", "10.0.0.1"],
         ["front", "--host", "10.0.0.1:80;"],
