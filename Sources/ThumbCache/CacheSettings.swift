@@ -7,6 +7,8 @@ public struct CacheSettings: Sendable {
     public var maxEntries = 1_000_000
     /// Eviction removes down to this percentage of each bound, so it runs in batches.
     public var lowWaterPercent = 90
+    /// Which thumbnails eviction takes first.
+    public var evictionPolicy = EvictionPolicy.probation
     /// The index file; nil: beside the cache root, `<root>.index`.
     public var indexPath: String?
     /// The log nginx appends hits to (`access_log ... thumbd_hits buffer=64k flush=1s`), which
