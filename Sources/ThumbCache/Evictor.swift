@@ -30,10 +30,11 @@ public final class Evictor: Sendable {
     /// How far past its bounds the cache is, as last measured: cheap, read from the index's header.
     public var overrun: Overrun {
         let usage = index.usage
+        let diskBytes = counted(usage)
         let margin = (settings.maxBytes - settings.lowWaterBytes) / 2
         let entriesMargin = (settings.maxEntries - settings.lowWaterEntries) / 2
-        if usage.diskBytes > settings.maxBytes + margin || usage.entries > settings.maxEntries + entriesMargin { return .farPast }
-        return usage.diskBytes > settings.maxBytes || usage.entries > settings.maxEntries ? .past : .within
+        if diskBytes > settings.maxBytes + margin || usage.entries > settings.maxEntries + entriesMargin { return .farPast }
+        return diskBytes > settings.maxBytes || usage.entries > settings.maxEntries ? .past : .within
     }
 
     /// One round: nothing when within bounds; otherwise keys go as the policy orders them. Returns
@@ -42,13 +43,14 @@ public final class Evictor: Sendable {
     public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64) {
         index.noteDirectoryBytes(index.files.directoryBytes())
         let usage = index.usage
-        guard !usage.scanning, usage.diskBytes > settings.maxBytes || usage.entries > settings.maxEntries else {
+        let diskBytes = counted(usage)
+        guard !usage.scanning, diskBytes > settings.maxBytes || usage.entries > settings.maxEntries else {
             return (0, 0, 0)
         }
         return try index.whileEvicting { () throws(ThumbError) in
             let started = DispatchTime.now()
             let victims = index.keysToEvict(
-                bytes: usage.diskBytes > settings.lowWaterBytes ? usage.diskBytes - settings.lowWaterBytes : 0,
+                bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
                 entries: max(0, usage.entries - settings.lowWaterEntries),
                 policy: settings.evictionPolicy, now: index.clock()
             )
@@ -60,5 +62,9 @@ public final class Evictor: Sendable {
             ])
             return (victims.count, removed.files, removed.bytes)
         } ?? (0, 0, 0)
+    }
+
+    private func counted(_ usage: CacheIndex.Usage) -> UInt64 {
+        settings.countsIndexFile ? usage.diskBytes : usage.bytes &+ usage.directoryBytes
     }
 }
