@@ -267,7 +267,9 @@ def run(args, scratch):
 generated trace, each replayed by `thumbd cache replay TRACE --bytes N --policy P` (thumbd's own index
 and eviction code, low water 90 %) with the cache at 1 %, 5 % and 10 % of the trace's working set
 (the bytes of every thumbnail it asks for). Miss ratios, compulsory misses included; a change below
-zero is fewer misses than lru. bench/eviction.py says how each trace is made.
+zero is fewer misses than lru. bench/eviction.py says how each trace is made. The public trace is
+the one sample libCacheSim keeps in git (CloudPhysics block I/O, 113,872 requests of 48,974 blocks;
+its Twitter samples are LFS objects). The ratios do not depend on the machine; the speed does.
 
 {chr(10).join(table)}
 
