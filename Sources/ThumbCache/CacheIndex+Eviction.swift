@@ -3,34 +3,61 @@ import ThumbRuntime
 
 /// What the evictor reads of the index.
 extension CacheIndex {
-    /// The keys to remove, least recently used first, so that at least `bytes` and `entries` go:
-    /// a key's files go together, and a key is as recent as the latest use of any of them. Read
-    /// without the lock: an entry changing meanwhile only makes the choice a little off, and
-    /// removal checks each entry again.
-    ///
+    /// The keys to remove, in the order `policy` takes them, so that at least `bytes` and
+    /// `entries` go: a key's files go together. Read without the lock: an entry changing meanwhile
+    /// only makes the choice a little off, and removal checks each entry again.
+    public func keysToEvict(bytes: UInt64, entries: Int, policy: EvictionPolicy,
+                            now: UInt64 = Clock.milliseconds()) -> Set<UInt64> {
+        guard policy == .probation else { return oldestKeys(freeing: (bytes, entries), now: now) { _ in true }.keys }
+        // Probation keeps its share of what stays; what it holds beyond that goes first.
+        var total = (bytes: UInt64(0), entries: 0)
+        var held = (bytes: UInt64(0), entries: 0)
+        forEachSettled(current) { entry in
+            total = (total.bytes &+ entry.bytes, total.entries + 1)
+            if Self.onProbation(entry) { held = (held.bytes &+ entry.bytes, held.entries + 1) }
+        }
+        let share = (bytes: (total.bytes > bytes ? total.bytes - bytes : 0) / 100 * EvictionPolicy.probationPercent,
+                     entries: max(0, total.entries - entries) * Int(EvictionPolicy.probationPercent) / 100)
+        let beyond = (bytes: min(bytes, held.bytes > share.bytes ? held.bytes - share.bytes : 0),
+                      entries: min(entries, max(0, held.entries - share.entries)))
+        let first = oldestKeys(freeing: beyond, now: now, among: Self.onProbation)
+        let rest = (bytes: bytes > first.freed.bytes ? bytes - first.freed.bytes : 0, entries: max(0, entries - first.freed.entries))
+        guard rest.bytes > 0 || rest.entries > 0 else { return first.keys }
+        return first.keys.union(oldestKeys(freeing: rest, now: now) { !first.keys.contains($0.keyHash) }.keys)
+    }
+
+    /// Not served since it was stored: nginx reported no hit, so its last use is its creation.
+    static func onProbation(_ entry: IndexEntry) -> Bool { entry.lastUsed <= entry.created }
+
+    /// Of the keys whose every file `among` takes, the least recently used, so that at least
+    /// `need` goes; a key is as recent as the latest use of any of its files.
+    private func oldestKeys(freeing need: (bytes: UInt64, entries: Int), now: UInt64,
+                            among: (IndexEntry) -> Bool) -> (keys: Set<UInt64>, freed: (bytes: UInt64, entries: Int)) {
+        var asked = need
+        var chosen = (keys: Set<UInt64>(), freed: (bytes: UInt64(0), entries: 0))
+        // A key kept for a newer file frees less than its older file counted: ask again for the rest.
+        for _ in 0..<4 where asked.bytes > 0 || asked.entries > 0 {
+            chosen = keys(freeing: asked, now: now, among: among)
+            guard chosen.freed.bytes < need.bytes || chosen.freed.entries < need.entries,
+                  chosen.freed.entries < usage.entries else { break }
+            asked = (asked.bytes &+ (need.bytes > chosen.freed.bytes ? need.bytes - chosen.freed.bytes : 0),
+                     asked.entries + max(0, need.entries - chosen.freed.entries))
+        }
+        return chosen
+    }
+
     /// A few passes over the slots and no sort of them all, so that ten million entries need no
     /// table of every key: a histogram of ages finds the age band where enough bytes and entries
     /// have been counted from the oldest end, only that band's slots are sorted to find the exact
-    /// last-use time to cut at, and keys with a file used after it are kept.
-    public func leastRecentlyUsedKeys(bytes: UInt64, entries: Int, now: UInt64 = Clock.milliseconds()) -> Set<UInt64> {
-        var need = (bytes: bytes, entries: entries)
-        var victims = Set<UInt64>()
-        // A key kept for a newer file frees less than its older file counted: ask again for the rest.
-        for _ in 0..<4 where need.bytes > 0 || need.entries > 0 {
-            let chosen = keys(freeing: need, now: now)
-            victims = chosen.keys
-            guard chosen.freed.bytes < bytes || chosen.freed.entries < entries, chosen.freed.entries < usage.entries else { break }
-            need = (need.bytes &+ (bytes > chosen.freed.bytes ? bytes - chosen.freed.bytes : 0),
-                    need.entries + max(0, entries - chosen.freed.entries))
-        }
-        return victims
-    }
-
-    private func keys(freeing need: (bytes: UInt64, entries: Int), now: UInt64) -> (keys: Set<UInt64>, freed: (bytes: UInt64, entries: Int)) {
+    /// last-use time to cut at, and keys with a file used after it (or not among those asked
+    /// about) are kept.
+    private func keys(freeing need: (bytes: UInt64, entries: Int), now: UInt64,
+                      among: (IndexEntry) -> Bool) -> (keys: Set<UInt64>, freed: (bytes: UInt64, entries: Int)) {
         let mapping = current
         var bandBytes = [UInt64](repeating: 0, count: AgeBand.count)
         var bandEntries = [Int](repeating: 0, count: AgeBand.count)
         forEachSettled(mapping) { entry in
+            guard among(entry) else { return }
             let band = AgeBand.of(now &- min(now, entry.lastUsed))
             bandBytes[band] &+= entry.bytes
             bandEntries[band] += 1
@@ -47,6 +74,7 @@ extension CacheIndex {
         var newestVictim: UInt64 = 0
         var edge: [(lastUsed: UInt64, bytes: UInt64, keyHash: UInt64)] = []
         forEachSettled(mapping) { entry in
+            guard among(entry) else { return }
             let band = AgeBand.of(now &- min(now, entry.lastUsed))
             if band > cut {
                 victims.insert(entry.keyHash)
@@ -65,7 +93,7 @@ extension CacheIndex {
         }
         // A key one of whose files was used after the newest file chosen is recent: it stays.
         forEachSettled(mapping) { entry in
-            if entry.lastUsed > newestVictim, victims.contains(entry.keyHash) { victims.remove(entry.keyHash) }
+            if victims.contains(entry.keyHash), entry.lastUsed > newestVictim || !among(entry) { victims.remove(entry.keyHash) }
         }
         var freed = (bytes: UInt64(0), entries: 0)
         forEachSettled(mapping) { entry in
@@ -84,8 +112,8 @@ extension CacheIndex {
     /// Runs `body` unless another process (it holds the index's second byte) or another thread of
     /// this one is evicting; nil then.
     func whileEvicting<T>(_ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
-guard evicting.try() else { return nil }
-defer { evicting.unlock() }
+        guard evicting.try() else { return nil }
+        defer { evicting.unlock() }
         let mapping = current
         guard cshm_lock_byte(mapping.file.raw, 1, 0) == 0 else { return nil }
         defer { _ = cshm_unlock_byte(mapping.file.raw, 1) }

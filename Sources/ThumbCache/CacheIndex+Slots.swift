@@ -17,7 +17,7 @@ extension CacheIndex {
 
     func reserveLocked(_ mapping: IndexMapping, _ record: Record) throws(ThumbError) {
         let hash = FNV1a.hash64(record.path)
-        let now = Clock.milliseconds()
+        let now = clock()
         if let slot = mapping.findSlot(hash, matchingPath: record.path) {
             var entry = mapping.entry(slot)
             adjustTotalBytesLocked(mapping, adding: record.bytes, removing: entry.bytes)

@@ -17,12 +17,14 @@ public final class CacheIndex: @unchecked Sendable {
     /// The cache root the paths are relative to.
     public let root: String
     public let path: String
-    let files: CacheFiles
+    let files: any CacheDisk
+    /// Milliseconds for real caches; one tick per request for a replayed trace.
+    let clock: @Sendable () -> UInt64
     let wantedLayout: IndexLayout
     let pid = UInt32(getpid())
     /// When this opener began: work its own pid left in the index from before then is an
     /// earlier process's that had the same pid (a container's thumbd often does).
-    let startedAt = Clock.milliseconds()
+    let startedAt: UInt64
 
     /// Serialises this process's changes; the file lock serialises the processes.
     private let changes = NSLock()
@@ -42,10 +44,18 @@ public final class CacheIndex: @unchecked Sendable {
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
     /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
     /// CACHE_MAX_ENTRIES evicts down to it, and rescans nothing).
-    public init(root: String, path: String, maxEntries: Int) throws(ThumbError) {
+    public convenience init(root: String, path: String, maxEntries: Int) throws(ThumbError) {
+        try self.init(root: root, path: path, maxEntries: maxEntries, files: CacheFiles(root: root),
+                      clock: Clock.milliseconds)
+    }
+
+    init(root: String, path: String, maxEntries: Int, files: any CacheDisk,
+         clock: @escaping @Sendable () -> UInt64) throws(ThumbError) {
         self.root = root
         self.path = path
-        files = CacheFiles(root: root)
+        self.files = files
+        self.clock = clock
+        startedAt = clock()
         wantedLayout = IndexLayout(maxEntries: maxEntries)
         mayRebuild = true
         if let existing = try IndexMapping.open(path), existing.layout.capacity >= wantedLayout.capacity {
@@ -80,6 +90,8 @@ public final class CacheIndex: @unchecked Sendable {
         self.root = root
         self.path = path
         files = CacheFiles(root: root)
+        clock = Clock.milliseconds
+        startedAt = clock()
         wantedLayout = mapping.layout
         _current = mapping
         scanWanted = false

@@ -7,6 +7,11 @@ public struct CacheSettings: Sendable {
     public var maxEntries = 1_000_000
     /// Eviction removes down to this percentage of each bound, so it runs in batches.
     public var lowWaterPercent = 90
+    /// Which thumbnails eviction takes first.
+    public var evictionPolicy = EvictionPolicy.probation
+    /// Whether the index file counts towards `maxBytes`. Only a replayed trace leaves it out: its
+    /// index is a scratch file, and its bound is the thumbnails' bytes.
+    var countsIndexFile = true
     /// The index file; nil: beside the cache root, `<root>.index`.
     public var indexPath: String?
     /// The log nginx appends hits to (`access_log ... thumbd_hits buffer=64k flush=1s`), which

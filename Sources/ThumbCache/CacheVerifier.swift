@@ -9,7 +9,7 @@ import ThumbRuntime
 /// and every difference is looked at once more before it is reported.
 public struct CacheVerifier: Sendable {
     let index: CacheIndex
-    private var files: CacheFiles { index.files }
+    private var files: any CacheDisk { index.files }
 
     public init(index: CacheIndex) {
         self.index = index

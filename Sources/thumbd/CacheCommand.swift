@@ -8,7 +8,7 @@ struct CacheCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cache",
         abstract: "Inspect, purge and verify the cache (safe while thumbd serves).",
-        subcommands: [CacheStatsCommand.self, CachePurgeCommand.self, CacheVerifyCommand.self]
+        subcommands: [CacheStatsCommand.self, CachePurgeCommand.self, CacheVerifyCommand.self, CacheReplayCommand.self]
     )
 }
 
@@ -170,5 +170,63 @@ struct CacheVerifyCommand: ParsableCommand {
         print("\(title): \(items.count)")
         for item in items.prefix(20) { print("  \(item)") }
         if items.count > 20 { print("  ... and \(items.count - 20) more") }
+    }
+}
+
+struct CacheReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay a trace of requests through the cache's index and eviction; print the miss ratios.",
+        discussion: """
+            TRACE has one request a line, `KEY SIZE` (a key without spaces, a size in bytes). A key the \
+            cache holds is a hit, recorded as nginx's reported hits are; any other is stored, and the \
+            cache evicted past --bytes, by thumbd's own index code, in a scratch index: no file is \
+            written, nothing fetched or rendered. Prints `object miss ratio R` and `byte miss ratio R`; \
+            progress goes to stderr.
+            """
+    )
+
+    @Argument(help: "The trace file.")
+    var trace: String
+
+    @Option(help: "The bound: bytes of thumbnails the cache keeps.")
+    var bytes: UInt64
+
+    @Option(help: "probation or lru (CACHE_EVICTION_POLICY).")
+    var policy = CacheSettings().evictionPolicy.rawValue
+
+    @Option(help: "Percent of the bound eviction brings the cache down to (CACHE_LOW_WATER).")
+    var lowWater = CacheSettings().lowWaterPercent
+
+    @Option(help: "A file of keys, one a line: how many of them are still stored at the end goes to stderr.")
+    var kept: String?
+
+    func validate() throws {
+        guard EvictionPolicy(rawValue: policy) != nil else { throw ValidationError("--policy: probation or lru") }
+        guard (1...99).contains(lowWater) else { throw ValidationError("--low-water: 1 to 99") }
+        guard bytes > 0 else { throw ValidationError("--bytes: more than 0") }
+    }
+
+    func run() throws {
+        let requests = try TraceReplay.parse(String(contentsOfFile: trace, encoding: .utf8))
+        let keys = try kept.map { try String(contentsOfFile: $0, encoding: .utf8).split(whereSeparator: \.isWhitespace) } ?? []
+        var template = Array((NSTemporaryDirectory() + "/thumbd-replay-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw ValidationError("cannot make a scratch directory") }
+        let directory = String(cString: made)
+        defer {
+            do {
+                try FileManager.default.removeItem(atPath: directory)
+            } catch {
+                FileHandle.standardError.write(Data("thumbd cache replay: cannot remove \(directory): \(error)\n".utf8))
+            }
+        }
+        let replay = TraceReplay(maxBytes: bytes, lowWaterPercent: lowWater, policy: EvictionPolicy(rawValue: policy)!)
+        let total = requests.count
+        let result = try replay.run(requests, directory: directory, kept: keys) { done in
+            FileHandle.standardError.write(Data("replayed \(done) of \(total) requests\n".utf8))
+        }
+        if kept != nil { FileHandle.standardError.write(Data("kept \(result.kept) of \(keys.count) listed keys\n".utf8)) }
+        print(String(format: "object miss ratio %.4f", result.objectMissRatio))
+        print(String(format: "byte miss ratio %.4f", result.byteMissRatio))
     }
 }

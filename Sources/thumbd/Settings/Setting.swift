@@ -7,7 +7,7 @@ import ThumbRequest
 public enum Setting: CaseIterable, Sendable {
     case config
     case listen, socketGroup, paramsTimeout, workers, logLevel, logFormat
-    case cacheRoot, cacheIndex, cacheMaxBytes, cacheMaxEntries, cacheLowWater, cacheHitsLog
+    case cacheRoot, cacheIndex, cacheMaxBytes, cacheMaxEntries, cacheLowWater, cacheEvictionPolicy, cacheHitsLog
     case key, salt, signatureSize, insecure
     case baseURL, allowedSources, allowedSourceAddresses, localFileSystemRoot
     case allowLoopbackSourceAddresses, allowPrivateSourceAddresses, allowLinkLocalSourceAddresses
@@ -62,9 +62,9 @@ public enum Setting: CaseIterable, Sendable {
                   "The cache index file every thumbd on the cache shares.")
         case .cacheMaxBytes:
             .init("CACHE_MAX_BYTES", .integer(1...(1 << 50)), .field { "\($0.cache.maxBytes)" },
-                  "Bytes of thumbnails to keep; past it the least recently used go.",
+                  "Bytes of thumbnails to keep; past it thumbnails are evicted.",
                   details: "Bytes the cache takes on disk: its files' blocks, its directories and the index; past "
-                      + "it the least recently used thumbnails are evicted.")
+                      + "it thumbnails are evicted, in the order `CACHE_EVICTION_POLICY` says.")
         case .cacheMaxEntries:
             .init("CACHE_MAX_ENTRIES", .integer(1...100_000_000), .field { "\($0.cache.maxEntries)" },
                   "Thumbnail files to keep; sizes the index (about 300 B each).",
@@ -73,6 +73,14 @@ public enum Setting: CaseIterable, Sendable {
         case .cacheLowWater:
             .init("CACHE_LOW_WATER", .integer(1...99), .field { "\($0.cache.lowWaterPercent)" },
                   "Percent of each bound eviction brings the cache down to.")
+        case .cacheEvictionPolicy:
+            .init("CACHE_EVICTION_POLICY", .text, .field { $0.cache.evictionPolicy.rawValue },
+                  "probation (scan-resistant) or lru: which thumbnails eviction takes first.",
+                  details: "Which thumbnails eviction takes first. `probation`: a thumbnail nginx has not served "
+                      + "again since it was stored is on probation, which keeps a tenth of the cache; past that the "
+                      + "oldest on probation go first, then the least recently used of the rest, so a crawler's "
+                      + "single requests replace each other and not what people look at (bench/EVICTION.md). "
+                      + "`lru`: least recently used first.")
         case .cacheHitsLog:
             .init("CACHE_HITS_LOG", .text, .described("<cache root>.hits.log"),
                   "The log of hits nginx appends to and thumbd reads.")

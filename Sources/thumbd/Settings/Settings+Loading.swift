@@ -3,6 +3,7 @@ import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbCache
 import ThumbFetch
 import ThumbImaging
 import ThumbJobs
@@ -34,6 +35,9 @@ extension Settings {
         reader.integer(.cacheMaxBytes) { configuration.cache.maxBytes = UInt64($0) }
         reader.integer(.cacheMaxEntries) { configuration.cache.maxEntries = $0 }
         reader.integer(.cacheLowWater) { configuration.cache.lowWaterPercent = $0 }
+        reader.read(.cacheEvictionPolicy) {
+            configuration.cache.evictionPolicy = try parse($0, as: EvictionPolicy.init(rawValue:), expected: "probation or lru")
+        }
         reader.integer(.workers) { configuration.workers = $0 }
         reader.read(.logFormat) {
             configuration.logFormat = try parse($0, as: LogFormat.init(rawValue:), expected: "pretty, structured, json or gcp")

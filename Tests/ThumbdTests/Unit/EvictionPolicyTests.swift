@@ -1,0 +1,96 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ThumbCache
+@testable import ThumbRuntime
+
+/// Which keys eviction takes, by policy, in an index of sizes only (SimulatedDisk) with a clock
+/// the test moves: a crawler's single requests against thumbnails nginx serves again.
+@Suite(.timeLimit(.minutes(1)))
+struct EvictionPolicyTests {
+    let cache: TestCache
+    let disk = SimulatedDisk()
+    let clock = TickClock()
+
+    init() throws {
+        cache = try TestCache()
+    }
+
+    private func index() throws -> CacheIndex {
+        try CacheIndex(root: cache.root, path: cache.indexPath, maxEntries: 1000, files: disk,
+                       clock: { [clock] in clock.now })
+    }
+
+    /// Stores key `key` a tick later than anything before it.
+    private func store(_ index: CacheIndex, _ key: UInt64) throws {
+        clock.tick()
+        let path = servedName("k\(key)")
+        try index.store(CacheIndex.Record(path: path, keyHash: key, sourceHash: 0, bytes: 4096, isLink: false)) {
+            () throws(ThumbError) in disk.create(path, bytes: 4096)
+        }
+    }
+
+    /// A hit nginx reported for key `key`, a tick later.
+    private func hit(_ index: CacheIndex, _ key: UInt64) {
+        clock.tick()
+        #expect(index.touch(servedName("k\(key)"), at: clock.now))
+    }
+
+    @Test func aCrawlersSingleRequestsGoBeforeTheThumbnailsServedAgain() throws {
+        // Given ten thumbnails each served again, then thirty a crawler asked for once
+        let index = try index()
+        for key in UInt64(1)...10 { try store(index, key) }
+        for key in UInt64(1)...10 { hit(index, key) }
+        for key in UInt64(11)...40 { try store(index, key) }
+        let now = clock.now
+
+        // When twenty must go
+        let probation = index.keysToEvict(bytes: 0, entries: 20, policy: .probation, now: now)
+        let lru = index.keysToEvict(bytes: 0, entries: 20, policy: .lru, now: now)
+
+        // Then probation takes the crawler's oldest twenty and keeps every one served again,
+        #expect(probation == Set(UInt64(11)...30))
+        // where lru takes the ten served again first, their last use being the oldest
+        #expect(lru == Set(UInt64(1)...10).union(UInt64(11)...20))
+    }
+
+    @Test func aNewThumbnailKeepsItsChanceWhileProbationHoldsLessThanItsShare() throws {
+        // Given twenty thumbnails served again, then one new one
+        let index = try index()
+        for key in UInt64(1)...20 { try store(index, key) }
+        for key in UInt64(1)...20 { hit(index, key) }
+        try store(index, 21)
+
+        // When three must go
+        let victims = index.keysToEvict(bytes: 3 * 4096, entries: 0, policy: .probation, now: clock.now)
+
+        // Then the new one stays (probation may keep a tenth), and the least recently used go
+        #expect(victims == [1, 2, 3])
+    }
+
+    @Test func aKeyWithOneFileServedAgainIsNotOnProbation() throws {
+        // Given key 1 with two files, one of them served again, and three single thumbnails after it
+        let index = try index()
+        try store(index, 1)
+        clock.tick()
+        try index.store(CacheIndex.Record(path: servedName("k1-variant"), keyHash: 1, sourceHash: 0, bytes: 4096,
+                                          isLink: false)) { () throws(ThumbError) in disk.create(servedName("k1-variant"), bytes: 4096) }
+        hit(index, 1)
+        for key in UInt64(2)...4 { try store(index, key) }
+
+        // When two files must go
+        let victims = index.keysToEvict(bytes: 0, entries: 2, policy: .probation, now: clock.now)
+
+        // Then key 1 stays whole: its variant's single request does not put the key on probation
+        #expect(victims == [2, 3])
+    }
+}
+
+/// One tick per event, as a replay counts time.
+final class TickClock: Sendable {
+    private let ticks = Atomic<UInt64>(0)
+
+    var now: UInt64 { ticks.load(ordering: .relaxed) }
+
+    func tick() { ticks.add(1, ordering: .relaxed) }
+}
