@@ -237,6 +237,12 @@ final class MagickImage {
 
     var isCMYK: Bool { colorspace == CMYKColorspace }
 
+    /// Whether every pixel is grey, as ImageMagick's JPEG writer looks at them to write one channel.
+    var isGray: Bool {
+        guard let image = GetImageFromMagickWand(wand) else { return false }
+        return IdentifyImageGray(image, &image.pointee.exception) != UndefinedType
+    }
+
     func transformToSRGB() throws(ThumbError) {
         try check(MagickTransformImageColorspace(wand, sRGBColorspace), or: { .internalFailure("colorspace: \($0)") })
     }
@@ -282,7 +288,8 @@ final class MagickImage {
         }
         if format == .jpeg {
             MagickSetInterlaceScheme(wand, PlaneInterlace)
-            let luma = fullChroma ? 1.0 : 2.0
+            // ImageMagick writes a grey image as one channel, which the first factor then labels.
+            let luma = fullChroma || isGray ? 1.0 : 2.0
             MagickSetSamplingFactors(wand, 3, [luma, 1.0, 1.0])
         }
         var length = 0

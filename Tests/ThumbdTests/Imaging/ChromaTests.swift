@@ -4,7 +4,7 @@ import Testing
 @testable import ThumbRequest
 
 /// A JPEG keeps its chroma whole (4:4:4) from `subsample_below`'s quality (90 by default) and
-/// halves it both ways (4:2:0) below.
+/// halves it both ways (4:2:0) below; a grey picture is one channel, 1x1.
 @Suite(.timeLimit(.minutes(2)))
 struct ChromaTests {
     /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
@@ -59,5 +59,16 @@ struct ChromaTests {
 
         // Then the JPEG follows it
         #expect(try Self.sampling(jpeg) == [luma, "1x1", "1x1"])
+    }
+
+    @Test(arguments: ["q:80", "q:95"])
+    func aGreyPictureIsOneChannelUnsubsampled(_ quality: String) throws {
+        // Given grey sources: a grey JPEG, and grey pixels in an RGB PNG
+        let greyJPEG = TestImages.draw("gradient:black-white", width: 400, height: 300, format: .jpeg)
+        let greyRGB = TestImages.draw("gradient:gray20-gray80", width: 400, height: 300, format: .png)
+
+        // Then each is written as one channel, sampled 1x1
+        #expect(try Self.sampling(try Self.rendered(greyJPEG, quality, ext: "jpg")) == ["1x1"])
+        #expect(try Self.sampling(try Self.rendered(greyRGB, quality, ext: "jpg")) == ["1x1"])
     }
 }
