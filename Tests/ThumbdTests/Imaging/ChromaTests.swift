@@ -4,7 +4,8 @@ import Testing
 @testable import ThumbRequest
 
 /// A JPEG keeps its chroma whole (4:4:4) from `subsample_below`'s quality (90 by default) and
-/// halves it both ways (4:2:0) below; a grey picture is one channel, 1x1.
+/// halves it both ways (4:2:0) below; a grey picture is one channel, 1x1; a WebP is converted to
+/// YUV the sharp way, which keeps colour edges closer to the source.
 @Suite(.timeLimit(.minutes(2)))
 struct ChromaTests {
     /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
@@ -70,5 +71,25 @@ struct ChromaTests {
         // Then each is written as one channel, sampled 1x1
         #expect(try Self.sampling(try Self.rendered(greyJPEG, quality, ext: "jpg")) == ["1x1"])
         #expect(try Self.sampling(try Self.rendered(greyRGB, quality, ext: "jpg")) == ["1x1"])
+    }
+
+    @Test(arguments: [50, 79, 95])
+    func webpConvertsToYUVTheSharpWay(quality: Int) throws {
+        // Given the lossless render, thumbd's WebP of it, and ImageMagick's plain WebP of the same pixels
+        let lossless = try Self.rendered(Self.colourful, "q:\(quality)", ext: "png")
+        let ours = try Self.rendered(Self.colourful, "q:\(quality)", ext: "webp")
+        let wand = try #require(NewMagickWand())
+        defer { DestroyMagickWand(wand) }
+        _ = lossless.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
+        MagickSetImageFormat(wand, "WEBP")
+        MagickSetImageCompressionQuality(wand, quality)
+        var length = 0
+        let blob = try #require(MagickGetImageBlob(wand, &length))
+        defer { MagickRelinquishMemory(blob) }
+        let plain = Array(UnsafeBufferPointer(start: blob, count: length))
+
+        // Then ours is the closer to the lossless render
+        let (sharp, usual) = (try FilterTests.psnr(lossless, ours), try FilterTests.psnr(lossless, plain))
+        #expect(sharp > usual + 0.2, "sharp YUV \(sharp) dB, plain \(usual) dB")
     }
 }

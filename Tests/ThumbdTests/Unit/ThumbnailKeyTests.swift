@@ -155,6 +155,8 @@ struct ThumbnailKeyTests {
         // Then their keys end where they ended before the encoders' chroma entered them
         #expect(jpeg.hasSuffix("|mrd:-"), "\(jpeg)")
         #expect(png.hasSuffix("|mrd:-"), "\(png)")
+        // and a WebP's names its sharp YUV, which every WebP now has
+        #expect(try Self.key("/insecure/\(Self.plain)@webp").canonical.hasSuffix("|sharpyuv"))
     }
 
     @Test func digestIsShortStableHex() throws {
