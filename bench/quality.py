@@ -39,6 +39,7 @@ EXTENSIONS = {"jpeg": "jpg", "webp": "webp"}
 # quality, and libvips's own WebP stays under it.
 RATIO_TARGETS = {"jpeg": 0.92, "webp": 1.0}
 WORST_AT_95 = {"jpeg": 75}
+COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green"}
 
 
 def render_thumbd(thumbd, photo, out, options):
@@ -219,7 +220,10 @@ def plot(results, path):
                 continue
             qualities = sorted({q for curve in curves.values() for q, *_ in curve})
             points = [per_quality(curves, q) for q in qualities]
-            axis.plot([p[2] for p in points], [p[0] for p in points], marker="o", label=system)
+            # cwebp's bytes are libvips's (one libwebp, the same settings): dashed over it.
+            axis.plot([p[2] for p in points], [p[0] for p in points], marker="o", label=system,
+                      color=COLOURS[system], linestyle="--" if system == "cwebp" else "-",
+                      zorder=3 if system == "cwebp" else 2)
             for q, p in zip(qualities, points):
                 axis.annotate(str(q), (p[2], p[0]), fontsize=6, textcoords="offset points", xytext=(3, -8))
         axis.set_xscale("log")
@@ -255,8 +259,9 @@ def main():
     print("targets: " + ("all met" if not failures else f"{len(failures)} missed"))
     if not args.quick:
         version = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
         header = [f"# thumbd's encoders beside libvips's, by SSIMULACRA2", "",
-                  f"Written by `bench/quality`: {len(photos)} photos of the corpus ({', '.join(p.name for p in photos)}), "
+                  f"Written by `bench/quality` at thumbd {commit}: {len(photos)} photos of the corpus ({', '.join(p.name for p in photos)}), "
                   f"each a {WIDTH}x{HEIGHT} fill, every encode scored against its own system's lossless PNG; "
                   f"{version}; cwebp encodes libvips's PNG. Method: bench/quality.py's docstring. "
                   "Plot: [quality.png](quality.png).", ""]
