@@ -241,7 +241,8 @@ public struct Renderer: Sendable {
     static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
         var bytes: [UInt8] = []
         for quality in options.qualitySteps(for: format) {
-            bytes = try image.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
+            let fullChroma = options.keepsFullChroma(atQuality: quality)
+            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma)
             if options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
         }
         return bytes

@@ -9,7 +9,8 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ChromaTests {
     /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
-    static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy", format: .png) { wand in
+    static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy",
+                                               format: .png) { wand in
         guard let board = NewMagickWand() else { return }
         defer { DestroyMagickWand(board) }
         MagickSetSize(board, 320, 240)
@@ -44,7 +45,8 @@ struct ChromaTests {
         return []
     }
 
-    @Test(arguments: [("q:40", "2x2"), ("q:80", "2x2"), ("q:89", "2x2"), ("q:90", "1x1"), ("q:95", "1x1"), ("q:100", "1x1")])
+    @Test(arguments: [("q:40", "2x2"), ("q:80", "2x2"), ("q:89", "2x2"), ("q:90", "1x1"), ("q:95", "1x1"),
+                      ("q:100", "1x1")])
     func jpegChromaIsWholeFromQuality90(_ quality: String, _ luma: String) throws {
         // Given a colourful source rendered as a JPEG at a quality
         let jpeg = try Self.rendered(Self.colourful, quality, ext: "jpg")
