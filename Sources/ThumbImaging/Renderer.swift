@@ -236,15 +236,14 @@ public struct Renderer: Sendable {
         return size
     }
 
-    /// Encodes at the asked quality; with `max_bytes`, lowers the quality of lossy formats in
-    /// steps until the result fits (or the quality reaches 10, as imgproxy stops there).
+    /// Encodes at the asked quality; with `max_bytes`, at the next of the options' quality steps
+    /// while the result does not fit.
     static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
-        var quality = options.effectiveQuality(for: format)
-        var bytes = try image.encode(as: format, quality: quality)
-        let lossy = format == .jpeg || format == .webp || format == .avif
-        while options.maxBytes > 0, bytes.count > options.maxBytes, lossy, quality > 10 {
-            quality = max(10, quality - 10)
-            bytes = try image.encode(as: format, quality: quality)
+        var bytes: [UInt8] = []
+        for quality in options.qualitySteps(for: format) {
+            let fullChroma = options.keepsFullChroma(atQuality: quality)
+            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma)
+            if options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
         }
         return bytes
     }

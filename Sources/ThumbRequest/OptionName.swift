@@ -12,6 +12,8 @@ public enum OptionName: String, CaseIterable, Sendable {
     case stripMetadata = "strip_metadata", keepCopyright = "keep_copyright", stripColorProfile = "strip_color_profile"
     // Output
     case quality, formatQuality = "format_quality", maxBytes = "max_bytes", format, skipProcessing = "skip_processing"
+    // Output, thumbd's own
+    case subsampleBelow = "subsample_below"
     // Handling
     case raw, cachebuster, expires, filename, returnAttachment = "return_attachment", preset
     // Security: only where ALLOW_SECURITY_OPTIONS is on
@@ -54,6 +56,7 @@ public enum OptionName: String, CaseIterable, Sendable {
         case .quality: ["q"]
         case .formatQuality: ["fq"]
         case .maxBytes: ["mb"]
+        case .subsampleBelow: ["ssb"]
         case .format: ["f", "ext"]
         case .skipProcessing: ["skp"]
         case .cachebuster: ["cb"]

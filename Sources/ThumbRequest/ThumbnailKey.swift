@@ -58,8 +58,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "msfs:\(o.maxSourceFileSize.map(String.init) ?? "-")",
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
-        // Only where it is on, so the keys of every other URL stay what they were.
-        ].joined(separator: "|") + (o.raw ? "|raw" : "")
+        // Only where they are on, so the keys of every other URL stay what they were.
+        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.chroma(o)
     }
 
     /// A short stable name for logs and hashed file names.
@@ -116,6 +116,21 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             return "q:\(options.quality):fq:\(perFormat)"
         }
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
+    }
+
+    /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,
+    /// plain RGB-to-YUV WebP), so a file written the old way is never taken for a new one: how many
+    /// of the qualities a JPEG encode may try are 4:4:4 (the rule `subsample_below` sets, in its
+    /// normal form), and WebP's sharp YUV. Without a format, for both.
+    private static func chroma(_ options: ProcessingOptions) -> String {
+        let formats = options.format.map { [$0] } ?? [.jpeg, .webp]
+        var fields: [String] = []
+        if formats.contains(.jpeg) {
+            let whole = options.qualitySteps(for: .jpeg).filter(options.keepsFullChroma(atQuality:)).count
+            if whole > 0 { fields.append("444:\(whole)") }
+        }
+        if formats.contains(.webp) { fields.append("sharpyuv") }
+        return fields.map { "|" + $0 }.joined()
     }
 
     /// Processing is skipped only when the URL names the source's format or none: with a format

@@ -17,7 +17,7 @@ public enum Setting: CaseIterable, Sendable {
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
     case presets, onlyPresets, allowSecurityOptions
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
-    case quality, formatQuality
+    case quality, formatQuality, subsampleBelow
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
@@ -233,6 +233,12 @@ public enum Setting: CaseIterable, Sendable {
                   .field { _ in [ImageFormat.jpeg, .webp, .avif].map { "\($0.rawValue)=\($0.defaultQuality)" }.joined(separator: ",") },
                   "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.",
                   details: "Per-format qualities, over `QUALITY`; a URL's `fq` redefines them, its `q` wins.")
+        case .subsampleBelow:
+            .init("SUBSAMPLE_BELOW", .integer(0...101), .field { "\($0.options.base.subsampleBelow)" },
+                  "JPEG chroma is 4:2:0 below this quality, 4:4:4 from it, where a URL does not say (ssb).",
+                  details: "JPEG chroma is halved both ways (4:2:0) below this quality and kept whole (4:4:4) from it, "
+                      + "as libvips and mozjpeg choose, where a URL does not say (`ssb`); 0 never subsamples, 101 "
+                      + "always does (what thumbd did before). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
         case .autoWebp:
             .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
                   "WebP for URLs without a format when the client accepts it.",

@@ -63,6 +63,10 @@ struct ThumbnailKeyTests {
         ("watermark of opacity 0 or none", "/insecure/wm:0:no/\(plain)", "/insecure/\(plain)"),
         ("header-only options", "/insecure/fn:cat/att:1/exp:99999999999/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("raw off", "/insecure/raw:0/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("subsample_below at its default or none", "/insecure/ssb:90/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("subsample_below rules that agree at the quality", "/insecure/ssb:0/q:80/\(plain)@jpg",
+         "/insecure/ssb:50/q:80/\(plain)@jpg"),
+        ("subsample_below of a PNG", "/insecure/ssb:0/\(plain)@png", "/insecure/\(plain)@png"),
         // presets or the same options spelled out (the default preset applies to both)
         ("a preset or its options", "/insecure/pr:thumb/\(plain)", "/insecure/rs:fill:300:200/g:sm/q:70/\(plain)"),
         ("the default preset or its option", "/insecure/\(plain)", "/insecure/sh:0.5/\(plain)"),
@@ -121,6 +125,12 @@ struct ThumbnailKeyTests {
         ("quality with the source's format", "/insecure/q:80/\(plain)", "/insecure/\(plain)"),
         ("fq with the source's format", "/insecure/fq:webp:50/\(plain)", "/insecure/\(plain)"),
         ("max bytes", "/insecure/mb:1000/\(plain)", "/insecure/\(plain)"),
+        ("subsample_below at the JPEG's quality", "/insecure/ssb:0/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("subsample_below with the source's format", "/insecure/ssb:0/\(plain)", "/insecure/\(plain)"),
+        ("subsample_below at a quality max_bytes lowers to", "/insecure/q:95/mb:1000/ssb:80/\(plain)@jpg",
+         "/insecure/q:95/mb:1000/ssb:90/\(plain)@jpg"),
+        ("4:4:4 JPEG or the 4:2:0 thumbd wrote before", "/insecure/q:95/\(plain)@jpg",
+         "/insecure/q:95/ssb:101/\(plain)@jpg"),
         ("skip processing of the output format", "/insecure/skp:jpg/\(plain)@jpg", "/insecure/\(plain)@jpg"),
         ("raw: the source itself", "/insecure/raw:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("cache buster", "/insecure/cb:1/\(plain)", "/insecure/cb:2/\(plain)"),
@@ -135,6 +145,18 @@ struct ThumbnailKeyTests {
 
         #expect(a != b, "\(what): both \(a.canonical)")
         #expect(a.digest != b.digest)
+    }
+
+    @Test func keysOfOutputsThatDidNotChangeStayWhatTheyWere() throws {
+        // Given a default JPEG (4:2:0 at q80, as before) and a PNG
+        let jpeg = try Self.key("/insecure/rs:fill:300:200/\(Self.plain)@jpg").canonical
+        let png = try Self.key("/insecure/rs:fill:300:200/\(Self.plain)@png").canonical
+
+        // Then their keys end where they ended before the encoders' chroma entered them
+        #expect(jpeg.hasSuffix("|mrd:-"), "\(jpeg)")
+        #expect(png.hasSuffix("|mrd:-"), "\(png)")
+        // and a WebP's names its sharp YUV, which every WebP now has
+        #expect(try Self.key("/insecure/\(Self.plain)@webp").canonical.hasSuffix("|sharpyuv"))
     }
 
     @Test func digestIsShortStableHex() throws {
