@@ -36,6 +36,8 @@ public struct Renderer: Sendable {
         public let format: ImageFormat
         public let width: Int
         public let height: Int
+        /// What autoquality chose, where it searched.
+        public var autoQuality: ChosenQuality?
     }
 
     /// Before the geometry: what changes the source's colours, orientation or size.
@@ -125,8 +127,8 @@ public struct Renderer: Sendable {
                 try step.apply(to: image, in: context)
             }
         }
-        let bytes = try Self.encode(image, as: format, options: options)
-        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height)
+        let (bytes, chosen) = try Self.encode(image, as: format, options: options)
+        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height, autoQuality: chosen)
     }
 
     struct Header {
@@ -236,17 +238,25 @@ public struct Renderer: Sendable {
         return size
     }
 
-    /// Encodes at the asked quality; with `max_bytes`, lowers the quality of lossy formats in
-    /// steps until the result fits (or the quality reaches 10, as imgproxy stops there).
-    static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
+    /// Encodes at the asked quality, or the one autoquality finds for a lossy still; with
+    /// `max_bytes`, then lowers the quality of lossy formats in steps until the result fits (or
+    /// the quality reaches 10, as imgproxy stops there).
+    static func encode(_ image: MagickImage, as format: ImageFormat,
+                       options: ProcessingOptions) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
         var quality = options.effectiveQuality(for: format)
-        var bytes = try image.encode(as: format, quality: quality)
-        let lossy = format == .jpeg || format == .webp || format == .avif
-        while options.maxBytes > 0, bytes.count > options.maxBytes, lossy, quality > 10 {
+        var bytes: [UInt8]
+        var chosen: ChosenQuality?
+        if image.frameCount == 1, options.autoQuality.applies(to: format, width: image.width, height: image.height) {
+            let found = try image.encodeSearchingQuality(as: format, options.autoQuality)
+            (quality, bytes, chosen) = (found.chosen.quality, found.bytes, found.chosen)
+        } else {
+            bytes = try image.encode(as: format, quality: quality)
+        }
+        while options.maxBytes > 0, bytes.count > options.maxBytes, format.isLossy, quality > 10 {
             quality = max(10, quality - 10)
             bytes = try image.encode(as: format, quality: quality)
         }
-        return bytes
+        return (bytes, chosen)
     }
 
     /// libjpeg can decode at 1/2, 1/4 or 1/8 scale while reading. That only pays when the

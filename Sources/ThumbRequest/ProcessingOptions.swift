@@ -58,6 +58,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var quality = 0
     /// Per-format qualities (`fq`), over `quality`.
     public var formatQuality: [ImageFormat: Int] = [:]
+    /// The quality searched per image (`aq`); over `quality` where it applies.
+    public var autoQuality = AutoQuality()
     /// Lower the quality until the result fits; 0 = no limit.
     public var maxBytes = 0
     /// nil means: the source's format (or the one the client accepts, when negotiation is on).

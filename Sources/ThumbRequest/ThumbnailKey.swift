@@ -59,7 +59,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
         // Only where it is on, so the keys of every other URL stay what they were.
-        ].joined(separator: "|") + (o.raw ? "|raw" : "")
+        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.autoQuality(o)
     }
 
     /// A short stable name for logs and hashed file names.
@@ -116,6 +116,19 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             return "q:\(options.quality):fq:\(perFormat)"
         }
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
+    }
+
+    /// Empty while autoquality is off; else what the search depends on: the bounds for the
+    /// output format (every format's when it is the source's), the target, and the allowed error
+    /// where the method reads it.
+    private static func autoQuality(_ options: ProcessingOptions) -> String {
+        let aq = options.autoQuality
+        guard aq.method != .none else { return "" }
+        let formats = options.format.map { [$0] } ?? ImageFormat.allCases.filter(\.isLossy)
+        let bounds = formats.map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
+        let error = aq.method == .dssim ? number(aq.allowedError) : "-"
+        return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
+            + number(aq.maxResolution)
     }
 
     /// Processing is skipped only when the URL names the source's format or none: with a format

@@ -1,0 +1,50 @@
+import CMagickWand
+import CWebP
+import ThumbRequest
+import ThumbRuntime
+
+extension MagickImage {
+    /// The quality `settings` choose for this still in `format`, and its bytes. For `dssim`,
+    /// every candidate is decoded again (libwebp for WebP, ImageMagick's reader otherwise) and
+    /// compared with this image's own pixels.
+    func encodeSearchingQuality(as format: ImageFormat, _ settings: AutoQuality) throws(ThumbError)
+        -> AutoQualitySearch.Result {
+        let reference = settings.method == .dssim ? DSSIM(reference: try rgbPixels()) : nil
+        let search = AutoQualitySearch(
+            method: settings.method, target: settings.target, allowedError: settings.allowedError,
+            qualities: settings.qualities(for: format),
+            encode: { quality throws(ThumbError) in try self.encode(as: format, quality: quality) },
+            score: { bytes throws(ThumbError) in
+                guard let reference else { preconditionFailure("only dssim scores") }
+                return reference.score(try Self.decodedPixels(bytes, format: format))
+            })
+        return try search.run()
+    }
+
+    /// This image's pixels as 8-bit RGB; alpha, where there is any, is left out.
+    func rgbPixels() throws(ThumbError) -> PixelBuffer {
+        let (width, height) = (self.width, self.height)
+        var rgb = [UInt8](repeating: 0, count: width * height * 3)
+        let exported = rgb.withUnsafeMutableBytes {
+            MagickExportImagePixels(wand, 0, 0, width, height, "RGB", CharPixel, $0.baseAddress)
+        }
+        try check(exported, or: { .internalFailure("autoquality: cannot export pixels: \($0)") })
+        return PixelBuffer(width: width, height: height, rgb: rgb)
+    }
+
+    /// An encoded candidate's pixels, as its viewer will see them.
+    static func decodedPixels(_ bytes: [UInt8], format: ImageFormat) throws(ThumbError) -> PixelBuffer {
+        if format == .webp {
+            var width: Int32 = 0, height: Int32 = 0
+            guard let rgb = bytes.withUnsafeBufferPointer({ WebPDecodeRGB($0.baseAddress, $0.count, &width, &height) })
+            else { throw .internalFailure("autoquality: libwebp cannot decode its own WebP") }
+            defer { WebPFree(rgb) }
+            let count = Int(width) * Int(height) * 3
+            let pixels = Array(UnsafeBufferPointer(start: rgb, count: count))
+            return PixelBuffer(width: Int(width), height: Int(height), rgb: pixels)
+        }
+        let image = MagickImage()
+        try image.read(bytes)
+        return try image.rgbPixels()
+    }
+}
