@@ -4,16 +4,20 @@ import ThumbRequest
 import ThumbRuntime
 
 extension MagickImage {
-    /// The quality `settings` choose for this still in `format`, and its bytes. For `dssim`,
-    /// every candidate is decoded again (libwebp for WebP, ImageMagick's reader otherwise) and
-    /// compared with this image's own pixels.
-    func encodeSearchingQuality(as format: ImageFormat, _ settings: AutoQuality) throws(ThumbError)
+    /// The quality the options' autoquality chooses for this still in `format`, and its bytes,
+    /// each candidate's JPEG chroma as `subsample_below` says for its quality. For `dssim`, every
+    /// candidate is decoded again (libwebp for WebP, ImageMagick's reader otherwise) and compared
+    /// with this image's own pixels.
+    func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions) throws(ThumbError)
         -> AutoQualitySearch.Result {
+        let settings = options.autoQuality
         let reference = settings.method == .dssim ? DSSIM(reference: try rgbPixels()) : nil
         let search = AutoQualitySearch(
             method: settings.method, target: settings.target, allowedError: settings.allowedError,
             qualities: settings.qualities(for: format),
-            encode: { quality throws(ThumbError) in try self.encode(as: format, quality: quality) },
+            encode: { quality throws(ThumbError) in
+                try self.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
+            },
             score: { bytes throws(ThumbError) in
                 guard let reference else { preconditionFailure("only dssim scores") }
                 return reference.score(try Self.decodedPixels(bytes, format: format))

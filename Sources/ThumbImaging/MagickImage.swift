@@ -268,7 +268,8 @@ final class MagickImage {
     }
 
     /// Every frame gets the format and quality: an animation is written in its first frame's.
-    func encode(as format: ImageFormat, quality: Int) throws(ThumbError) -> [UInt8] {
+    /// `fullChroma`: a JPEG keeps its chroma whole (4:4:4) rather than 4:2:0.
+    func encode(as format: ImageFormat, quality: Int, fullChroma: Bool) throws(ThumbError) -> [UInt8] {
         if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
@@ -281,7 +282,8 @@ final class MagickImage {
         }
         if format == .jpeg {
             MagickSetInterlaceScheme(wand, PlaneInterlace)
-            MagickSetSamplingFactors(wand, 3, [2.0, 1.0, 1.0])
+            let luma = fullChroma ? 1.0 : 2.0
+            MagickSetSamplingFactors(wand, 3, [luma, 1.0, 1.0])
         }
         var length = 0
         let frames = frameCount > 1

@@ -239,22 +239,20 @@ public struct Renderer: Sendable {
     }
 
     /// Encodes at the asked quality, or the one autoquality finds for a lossy still; with
-    /// `max_bytes`, then lowers the quality of lossy formats in steps until the result fits (or
-    /// the quality reaches 10, as imgproxy stops there).
+    /// `max_bytes`, then at the next of the options' quality steps while the result does not fit.
     static func encode(_ image: MagickImage, as format: ImageFormat,
                        options: ProcessingOptions) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
-        var quality = options.effectiveQuality(for: format)
-        var bytes: [UInt8]
+        var bytes: [UInt8] = []
+        var steps = options.qualitySteps(for: format)[...]
         var chosen: ChosenQuality?
         if image.frameCount == 1, options.autoQuality.applies(to: format, width: image.width, height: image.height) {
-            let found = try image.encodeSearchingQuality(as: format, options.autoQuality)
-            (quality, bytes, chosen) = (found.chosen.quality, found.bytes, found.chosen)
-        } else {
-            bytes = try image.encode(as: format, quality: quality)
+            let searched = try image.encodeSearchingQuality(as: format, options: options)
+            (bytes, chosen) = (searched.bytes, searched.chosen)
+            steps = options.qualitySteps(for: format, from: searched.chosen.quality).dropFirst()
         }
-        while options.maxBytes > 0, bytes.count > options.maxBytes, format.isLossy, quality > 10 {
-            quality = max(10, quality - 10)
-            bytes = try image.encode(as: format, quality: quality)
+        for quality in steps {
+            if !bytes.isEmpty, options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
+            bytes = try image.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
         }
         return (bytes, chosen)
     }

@@ -12,6 +12,8 @@ public enum OptionName: String, CaseIterable, Sendable {
     case stripMetadata = "strip_metadata", keepCopyright = "keep_copyright", stripColorProfile = "strip_color_profile"
     // Output
     case quality, formatQuality = "format_quality", autoquality, maxBytes = "max_bytes", format, skipProcessing = "skip_processing"
+    // Output, thumbd's own
+    case subsampleBelow = "subsample_below"
     // Handling
     case raw, cachebuster, expires, filename, returnAttachment = "return_attachment", preset
     // Security: only where ALLOW_SECURITY_OPTIONS is on
@@ -55,6 +57,7 @@ public enum OptionName: String, CaseIterable, Sendable {
         case .formatQuality: ["fq"]
         case .autoquality: ["aq"]
         case .maxBytes: ["mb"]
+        case .subsampleBelow: ["ssb"]
         case .format: ["f", "ext"]
         case .skipProcessing: ["skp"]
         case .cachebuster: ["cb"]

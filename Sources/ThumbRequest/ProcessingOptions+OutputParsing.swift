@@ -30,6 +30,9 @@ extension ProcessingOptions {
         case .maxBytes:
             try args.expectCount(1...1)
             maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit, required: true) ?? maxBytes
+        case .subsampleBelow:
+            try args.expectCount(1...1)
+            subsampleBelow = try args.integer(0, in: 0...101, required: true) ?? subsampleBelow
         case .format:
             try args.expectCount(1...1)
             format = try Self.format(args, 0) ?? format

@@ -62,6 +62,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var autoQuality = AutoQuality()
     /// Lower the quality until the result fits; 0 = no limit.
     public var maxBytes = 0
+    /// JPEG halves its chroma both ways (4:2:0) below this quality and keeps it whole (4:4:4) from
+    /// it, as libvips and mozjpeg do: at high quality 4:2:0's colour loss is the error left, and
+    /// caps the score whatever the quality. 0 never subsamples, 101 always does.
+    public var subsampleBelow = 90
     /// nil means: the source's format (or the one the client accepts, when negotiation is on).
     public var format: ImageFormat?
     /// Source formats passed through untouched.
@@ -93,6 +97,19 @@ public struct ProcessingOptions: Sendable, Hashable {
     public func effectiveQuality(for format: ImageFormat) -> Int {
         quality > 0 ? quality : (formatQuality[format] ?? format.defaultQuality)
     }
+
+    /// The qualities an encode tries, in order: the effective one (or `start`, the one autoquality
+    /// found); with `max_bytes`, for the lossy formats, then 10 lower each time down to 10 (where
+    /// imgproxy stops), until the result fits.
+    public func qualitySteps(for format: ImageFormat, from start: Int? = nil) -> [Int] {
+        var steps = [start ?? effectiveQuality(for: format)]
+        guard maxBytes > 0, format.isLossy else { return steps }
+        while let last = steps.last, last > 10 { steps.append(max(10, last - 10)) }
+        return steps
+    }
+
+    /// Whether a JPEG at `quality` keeps its chroma whole (4:4:4) instead of 4:2:0.
+    public func keepsFullChroma(atQuality quality: Int) -> Bool { quality >= subsampleBelow }
 }
 
 /// `crop:%width:%height:%gravity`: values of 1 and more are pixels, below 1 a share of the side,

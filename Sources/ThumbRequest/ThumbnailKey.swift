@@ -58,8 +58,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "msfs:\(o.maxSourceFileSize.map(String.init) ?? "-")",
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
-        // Only where it is on, so the keys of every other URL stay what they were.
-        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.autoQuality(o)
+        // Only where they are on, so the keys of every other URL stay what they were.
+        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.chroma(o) + Self.autoQuality(o)
     }
 
     /// A short stable name for logs and hashed file names.
@@ -127,8 +127,22 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
         let formats = options.format.map { [$0] } ?? ImageFormat.allCases.filter(\.isLossy)
         let bounds = formats.map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
         let error = aq.method == .dssim ? number(aq.allowedError) : "-"
+        // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
         return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
-            + number(aq.maxResolution)
+            + "\(number(aq.maxResolution)):ssb\(options.subsampleBelow)"
+    }
+
+    /// How the encoders keep chroma, where it is not what thumbd wrote before (4:2:0 JPEG), so a
+    /// file written the old way is never taken for a new one: how many of the qualities a JPEG
+    /// encode may try are 4:4:4 (the rule `subsample_below` sets, in its normal form).
+    private static func chroma(_ options: ProcessingOptions) -> String {
+        let formats = options.format.map { [$0] } ?? [.jpeg, .webp]
+        var fields: [String] = []
+        if formats.contains(.jpeg) {
+            let whole = options.qualitySteps(for: .jpeg).filter(options.keepsFullChroma(atQuality:)).count
+            if whole > 0 { fields.append("444:\(whole)") }
+        }
+        return fields.map { "|" + $0 }.joined()
     }
 
     /// Processing is skipped only when the URL names the source's format or none: with a format

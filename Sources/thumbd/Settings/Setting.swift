@@ -17,7 +17,7 @@ public enum Setting: CaseIterable, Sendable {
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
     case presets, onlyPresets, allowSecurityOptions
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
-    case quality, formatQuality
+    case quality, formatQuality, subsampleBelow
     case autoqualityMethod, autoqualityTarget, autoqualityMin, autoqualityFormatMin, autoqualityMax
     case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
@@ -229,6 +229,12 @@ public enum Setting: CaseIterable, Sendable {
                   },
                   "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.",
                   details: "Per-format qualities, over `QUALITY`; a URL's `fq` redefines them, its `q` wins.")
+        case .subsampleBelow:
+            .init("SUBSAMPLE_BELOW", .integer(0...101), .field { "\($0.options.base.subsampleBelow)" },
+                  "JPEG chroma is 4:2:0 below this quality, 4:4:4 from it, where a URL does not say (ssb).",
+                  details: "JPEG chroma is halved both ways (4:2:0) below this quality and kept whole (4:4:4) from it, "
+                      + "as libvips and mozjpeg choose, where a URL does not say (`ssb`); 0 never subsamples, 101 "
+                      + "always does (thumbd before 0.x). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
         case .autoqualityMethod:
             .init("AUTOQUALITY_METHOD", imgproxy: true, .text, .field { $0.options.base.autoQuality.method.rawValue },
                   "none, size or dssim: how a URL's quality is chosen per image where it asks for none (aq).",

@@ -181,6 +181,7 @@ extension Settings {
             for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
         }
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
+        reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
         readAutoQuality(&reader, into: &base.autoQuality)
         reader.bool(.onlyPresets) { onlyPresets = $0 }
         reader.bool(.allowSecurityOptions) { allowSecurityOptions = $0 }

@@ -37,8 +37,19 @@ struct AutoQualityTests {
         }
     }
 
+    /// As the render encodes: JPEG chroma by the default `subsample_below`.
+    static func encode(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> [UInt8] {
+        try image.encode(as: format, quality: quality, fullChroma: ProcessingOptions().keepsFullChroma(atQuality: quality))
+    }
+
+    static func search(_ image: MagickImage, _ format: ImageFormat, _ settings: AutoQuality) throws -> AutoQualitySearch.Result {
+        var options = ProcessingOptions()
+        options.autoQuality = settings
+        return try image.encodeSearchingQuality(as: format, options: options)
+    }
+
     static func score(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> Double {
-        let decoded = try MagickImage.decodedPixels(try image.encode(as: format, quality: quality), format: format)
+        let decoded = try MagickImage.decodedPixels(try encode(image, format, quality: quality), format: format)
         return DSSIM(reference: try image.rgbPixels()).score(decoded)
     }
 
@@ -89,8 +100,8 @@ struct AutoQualityTests {
 
         // When each picture is searched
         let photo = try Self.photo(), flat = try Self.flat()
-        let detailed = try photo.encodeSearchingQuality(as: format, settings)
-        let simple = try flat.encodeSearchingQuality(as: format, settings)
+        let detailed = try Self.search(photo, format, settings)
+        let simple = try Self.search(flat, format, settings)
 
         // Then the simple one gets less, and each meets the target where its maximum can
         let (low, high) = (simple.chosen.quality, detailed.chosen.quality)
@@ -106,17 +117,17 @@ struct AutoQualityTests {
     func sizeTakesTheLargestQualityThatFits(format: ImageFormat) throws {
         // Given a byte target between what q70 and q80 make of a photo
         let image = try Self.photo()
-        let low = try image.encode(as: format, quality: 70).count, high = try image.encode(as: format, quality: 80).count
+        let low = try Self.encode(image, format, quality: 70).count, high = try Self.encode(image, format, quality: 80).count
         var settings = AutoQuality()
         (settings.method, settings.target) = (.size, Double(low + high) / 2)
 
         // When the search runs
-        let found = try image.encodeSearchingQuality(as: format, settings)
+        let found = try Self.search(image, format, settings)
 
         // Then the result fits, and one quality more would not (70...80 is searched exactly)
         #expect(Double(found.bytes.count) <= settings.target)
         #expect((70..<80).contains(found.chosen.quality))
-        #expect(Double(try image.encode(as: format, quality: found.chosen.quality + 1).count) > settings.target)
+        #expect(Double(try Self.encode(image, format, quality: found.chosen.quality + 1).count) > settings.target)
     }
 
     @Test func onlyLossyStillsHaveTheirQualitySearched() throws {

@@ -141,6 +141,7 @@ struct OptionParsingTests {
         Invalid(path: "/insecure/width:16385/plain/http://h/a.jpg", names: #"invalid width argument "16385""#),
         Invalid(path: "/insecure/rs:fit:16385/plain/http://h/a.jpg", names: #"invalid rs argument "16385""#),
         Invalid(path: "/insecure/q:101/plain/http://h/a.jpg", names: #"invalid q argument "101""#),
+        Invalid(path: "/insecure/ssb:102/plain/http://h/a.jpg", names: #"invalid ssb argument "102""#),
         Invalid(path: "/insecure/rt:crop/plain/http://h/a.jpg", names: #"invalid rt resizing type "crop""#),
         Invalid(path: "/insecure/rs:stretch:300/plain/http://h/a.jpg", names: #"invalid rs resizing type "stretch""#),
         Invalid(path: "/insecure/g:north/plain/http://h/a.jpg", names: #"invalid g type "north""#),

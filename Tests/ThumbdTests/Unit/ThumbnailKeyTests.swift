@@ -69,6 +69,10 @@ struct ThumbnailKeyTests {
          "/insecure/aq:dssim::70:80/\(plain)@jpg"),
         ("the allowed error where size does not read it", "/insecure/aq:size:9000:70:80:0.1/\(plain)@jpg",
          "/insecure/aq:size:9000:70:80:0.2/\(plain)@jpg"),
+        ("subsample_below at its default or none", "/insecure/ssb:90/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("subsample_below rules that agree at the quality", "/insecure/ssb:0/q:80/\(plain)@jpg",
+         "/insecure/ssb:50/q:80/\(plain)@jpg"),
+        ("subsample_below of a PNG", "/insecure/ssb:0/\(plain)@png", "/insecure/\(plain)@png"),
         // presets or the same options spelled out (the default preset applies to both)
         ("a preset or its options", "/insecure/pr:thumb/\(plain)", "/insecure/rs:fill:300:200/g:sm/q:70/\(plain)"),
         ("the default preset or its option", "/insecure/\(plain)", "/insecure/sh:0.5/\(plain)"),
@@ -134,8 +138,16 @@ struct ThumbnailKeyTests {
         ("autoquality maximum", "/insecure/aq:dssim:0.02:70:80/\(plain)@webp",
          "/insecure/aq:dssim:0.02:70:85/\(plain)@webp"),
         ("autoquality bounds with the source's format", "/insecure/aq:dssim/\(plain)", "/insecure/aq:dssim::60/\(plain)"),
+        ("subsample_below within autoquality's range", "/insecure/aq:dssim:0.02:70:95/ssb:90/\(plain)@jpg",
+         "/insecure/aq:dssim:0.02:70:95/ssb:95/\(plain)@jpg"),
         ("dssim's allowed error", "/insecure/aq:dssim:0.02:70:80:0.001/\(plain)@jpg",
          "/insecure/aq:dssim:0.02:70:80:0.002/\(plain)@jpg"),
+        ("subsample_below at the JPEG's quality", "/insecure/ssb:0/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("subsample_below with the source's format", "/insecure/ssb:0/\(plain)", "/insecure/\(plain)"),
+        ("subsample_below at a quality max_bytes lowers to", "/insecure/q:95/mb:1000/ssb:80/\(plain)@jpg",
+         "/insecure/q:95/mb:1000/ssb:90/\(plain)@jpg"),
+        ("4:4:4 JPEG or the 4:2:0 thumbd wrote before", "/insecure/q:95/\(plain)@jpg",
+         "/insecure/q:95/ssb:101/\(plain)@jpg"),
         ("skip processing of the output format", "/insecure/skp:jpg/\(plain)@jpg", "/insecure/\(plain)@jpg"),
         ("raw: the source itself", "/insecure/raw:1/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("cache buster", "/insecure/cb:1/\(plain)", "/insecure/cb:2/\(plain)"),
@@ -150,6 +162,16 @@ struct ThumbnailKeyTests {
 
         #expect(a != b, "\(what): both \(a.canonical)")
         #expect(a.digest != b.digest)
+    }
+
+    @Test func keysOfOutputsThatDidNotChangeStayWhatTheyWere() throws {
+        // Given a default JPEG (4:2:0 at q80, as before) and a PNG
+        let jpeg = try Self.key("/insecure/rs:fill:300:200/\(Self.plain)@jpg").canonical
+        let png = try Self.key("/insecure/rs:fill:300:200/\(Self.plain)@png").canonical
+
+        // Then their keys end where they ended before the encoders' chroma entered them
+        #expect(jpeg.hasSuffix("|mrd:-"), "\(jpeg)")
+        #expect(png.hasSuffix("|mrd:-"), "\(png)")
     }
 
     @Test func digestIsShortStableHex() throws {
@@ -180,7 +202,7 @@ struct ThumbnailKeyTests {
         #expect(key.canonical == "v2|39:http://example.com/images/curiosity.jpg|rt:fill|s:300:200|min:0:0|z:1.0:1.0|dpr:1.0|"
             + "el:0|ex:-|exar:-|g:ce:0.0:0.0|c:-|t:-|pd:0:0:0:0|ar:1|rot:0|fl:0:0|bg:-|bl:0.0|sh:0.5|pix:0|wm:-|sm:1:1|"
             + "scp:1|f:webp|q:70|mb:0|skp:|cb:0:|msr:-|msfs:-|maf:-|mrd:-")
-        #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0"))
+        #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0:ssb90"))
     }
 
     @Test func textFieldsCannotPassForOtherFields() throws {

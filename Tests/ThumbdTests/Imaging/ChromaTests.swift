@@ -1,0 +1,63 @@
+import CMagickWand
+import Testing
+@testable import ThumbImaging
+@testable import ThumbRequest
+
+/// A JPEG keeps its chroma whole (4:4:4) from `subsample_below`'s quality (90 by default) and
+/// halves it both ways (4:2:0) below.
+@Suite(.timeLimit(.minutes(2)))
+struct ChromaTests {
+    /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
+    static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy", format: .png) { wand in
+        guard let board = NewMagickWand() else { return }
+        defer { DestroyMagickWand(board) }
+        MagickSetSize(board, 320, 240)
+        MagickReadImage(board, "pattern:checkerboard")
+        MagickCompositeImage(wand, board, MultiplyCompositeOp, 0, 0)
+    }
+
+    static func rendered(_ source: [UInt8], _ options: String, ext: String) throws -> [UInt8] {
+        TestImages.startImageMagick()
+        let path = "/insecure/rs:fill:300:200/\(options)/plain/http://h/a@\(ext)"
+        let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path)
+        let format = try #require(ContentSniffer.format(of: source))
+        return try Renderer(configuration: .init()).render(source, sourceFormat: format, options: request.options).bytes
+    }
+
+    /// Each component's sampling factors, `HxV`, from the JPEG's start of frame.
+    static func sampling(_ jpeg: [UInt8]) throws -> [String] {
+        var at = 2
+        while at + 4 <= jpeg.count, jpeg[at] == 0xFF {
+            let marker = jpeg[at + 1]
+            let length = Int(jpeg[at + 2]) << 8 | Int(jpeg[at + 3])
+            if (0xC0...0xC2).contains(marker) {
+                let count = Int(jpeg[at + 9])
+                return (0..<count).map { index in
+                    let factors = jpeg[at + 11 + index * 3]
+                    return "\(factors >> 4)x\(factors & 0x0F)"
+                }
+            }
+            at += 2 + length
+        }
+        Issue.record("no start of frame")
+        return []
+    }
+
+    @Test(arguments: [("q:40", "2x2"), ("q:80", "2x2"), ("q:89", "2x2"), ("q:90", "1x1"), ("q:95", "1x1"), ("q:100", "1x1")])
+    func jpegChromaIsWholeFromQuality90(_ quality: String, _ luma: String) throws {
+        // Given a colourful source rendered as a JPEG at a quality
+        let jpeg = try Self.rendered(Self.colourful, quality, ext: "jpg")
+
+        // Then its luma is sampled as libvips would, its chroma once per block
+        #expect(try Self.sampling(jpeg) == [luma, "1x1", "1x1"])
+    }
+
+    @Test(arguments: [("q:95/ssb:101", "2x2"), ("q:80/ssb:0", "1x1"), ("q:80/ssb:80", "1x1"), ("q:80/ssb:81", "2x2")])
+    func subsampleBelowSetsTheRule(_ options: String, _ luma: String) throws {
+        // Given the rule moved by a URL's subsample_below
+        let jpeg = try Self.rendered(Self.colourful, options, ext: "jpg")
+
+        // Then the JPEG follows it
+        #expect(try Self.sampling(jpeg) == [luma, "1x1", "1x1"])
+    }
+}
