@@ -2,17 +2,19 @@ import Foundation
 
 /// A structural dissimilarity after Kornel Lesiński's dssim (the metric imgproxy's autoquality
 /// targets): SSIM on CIE L*a*b* at five scales, each half the size of the one before, weighted as
-/// dssim weights them, chroma counting half as much as lightness; DSSIM = 1 / SSIM − 1, so 0 is
-/// identical and it grows as the image degrades.
+/// dssim weights them, chroma counting half as much as lightness and compared from the second
+/// scale on (as dssim blurs it, and the eye and 4:2:0 see it at half resolution); DSSIM =
+/// 1 / SSIM − 1, so 0 is identical and it grows as the image degrades.
 ///
-/// What it is not: dssim itself. dssim blurs chroma before comparing, takes each scale's mean
-/// absolute deviation of the SSIM map rather than its mean, and treats alpha; this compares
-/// RGB only and averages the map, so its numbers are near dssim's but not the same, and targets
-/// are calibrated on thumbd's own corpus (bench/quality). Windows are a 3-tap box applied twice
-/// per axis (a 5-tap triangle, close to SSIM's Gaussian), edges clamped.
+/// What it is not: dssim itself. dssim takes each scale's mean absolute deviation of the SSIM
+/// map rather than its mean, and weighs alpha; this averages the map and compares colours
+/// premultiplied by their alpha, so its numbers are near dssim's but not the same. On the
+/// corpus, its ordering of encodes agrees with SSIMULACRA2's (bench/quality prints the rank
+/// correlation). Windows are a 3-tap box applied twice per axis (a 5-tap triangle, close to
+/// SSIM's Gaussian), edges clamped.
 ///
-/// The reference's planes and local statistics are made once; each comparison then costs the
-/// candidate's conversion and three blurred products per channel and scale: 2–3 ms at 300x200.
+/// The reference's planes and local statistics are made once; a comparison of 300x200 then
+/// costs about 2 ms (release build).
 struct DSSIM {
     /// dssim's weights of its five scales, finest first (renormalised when fewer fit).
     static let scaleWeights: [Float] = [0.028, 0.197, 0.322, 0.298, 0.155]
@@ -28,7 +30,10 @@ struct DSSIM {
 
     /// `reference`: the unencoded image, 8-bit sRGB.
     init(reference: PixelBuffer) {
-        scales = Self.pyramid(of: reference).map(ReferenceScale.init)
+        let images = Self.pyramid(of: reference)
+        scales = images.enumerated().map { index, image in
+            ReferenceScale(image, channels: index == 0 && images.count > 1 ? 0..<1 : 0..<3)
+        }
     }
 
     /// DSSIM of `candidate`, the same size as the reference.
@@ -59,61 +64,80 @@ struct DSSIM {
     }
 }
 
-/// One scale of the reference: its planes, with their local means and variances.
-private struct ReferenceScale {
+/// One scale of the reference: its planes, with their local means and variances, and the room
+/// a comparison works in, made once: fresh planes of this size for every comparison cost more in
+/// page faults than the arithmetic.
+private final class ReferenceScale {
     let image: LabImage
+    /// The channels compared at this scale.
+    let channels: Range<Int>
     let means: [[Float]]
     let variances: [[Float]]
+    /// The candidate's blurred plane, its blurred square, the blurred cross product, and scratch.
+    private let work: UnsafeMutableBufferPointer<Float>
 
-    init(_ image: LabImage) {
+    init(_ image: LabImage, channels: Range<Int>) {
         self.image = image
-        means = image.planes.map { image.blurred($0) }
-        variances = zip(image.planes, means).map { plane, mean in
-            zip(image.blurred(LabImage.product(plane, plane)), mean).map { $0 - $1 * $1 }
+        self.channels = channels
+        means = channels.map { image.blurred(image.planes[$0]) }
+        variances = zip(channels, means).map { channel, mean in
+            let plane = image.planes[channel]
+            return zip(image.blurred(plane.map { $0 * $0 }), mean).map { $0 - $1 * $1 }
         }
+        work = .allocate(capacity: 4 * image.width * image.height)
     }
+
+    deinit { work.deallocate() }
 
     /// The channels' mean SSIM, weighted.
     func ssim(against other: LabImage) -> Float {
-        var total: Float = 0
-        for channel in 0..<3 {
-            let y = other.planes[channel]
-            total += DSSIM.channelWeights[channel]
-                * Self.meanSSIM(meanX: means[channel], varianceX: variances[channel], meanY: image.blurred(y),
-                                squareY: image.blurred(LabImage.product(y, y)),
-                                cross: image.blurred(LabImage.product(image.planes[channel], y)))
-        }
-        return total / DSSIM.channelWeights.reduce(0, +)
-    }
-
-    private static func meanSSIM(meanX: [Float], varianceX: [Float], meanY: [Float], squareY: [Float],
-                                 cross: [Float]) -> Float {
-        var sum: Double = 0
-        meanX.withUnsafeBufferPointer { meanX in
-            varianceX.withUnsafeBufferPointer { varianceX in
-                meanY.withUnsafeBufferPointer { meanY in
-                    squareY.withUnsafeBufferPointer { squareY in
-                        cross.withUnsafeBufferPointer { cross in
-                            // Summed a row at a time in Float, rows in Double: exact enough, and vectorised.
-                            var row: Float = 0
-                            for index in 0..<meanX.count {
-                                let mx = meanX[index], my = meanY[index]
-                                let vy = squareY[index] - my * my
-                                let cov = cross[index] - mx * my
-                                let numerator = (2 * mx * my + DSSIM.c1) * (2 * cov + DSSIM.c2)
-                                let denominator = (mx * mx + my * my + DSSIM.c1) * (varianceX[index] + vy + DSSIM.c2)
-                                row += numerator / denominator
-                                if index & 1023 == 1023 {
-                                    sum += Double(row)
-                                    row = 0
-                                }
-                            }
-                            sum += Double(row)
-                        }
+        let count = image.width * image.height
+        let meanY = UnsafeMutableBufferPointer(rebasing: work[0..<count])
+        let squareY = UnsafeMutableBufferPointer(rebasing: work[count..<2 * count])
+        let cross = UnsafeMutableBufferPointer(rebasing: work[2 * count..<3 * count])
+        let scratch = UnsafeMutableBufferPointer(rebasing: work[3 * count..<4 * count])
+        var total: Float = 0, weights: Float = 0
+        for (index, channel) in channels.enumerated() {
+            image.planes[channel].withUnsafeBufferPointer { x in
+                other.planes[channel].withUnsafeBufferPointer { y in
+                    for pixel in 0..<count {
+                        meanY[pixel] = y[pixel]
+                        squareY[pixel] = y[pixel] * y[pixel]
+                        cross[pixel] = x[pixel] * y[pixel]
                     }
                 }
             }
+            for plane in [meanY, squareY, cross] { image.blur(plane, scratch: scratch) }
+            let weight = DSSIM.channelWeights[channel]
+            total += weight * means[index].withUnsafeBufferPointer { meanX in
+                variances[index].withUnsafeBufferPointer { varianceX in
+                    Self.meanSSIM(meanX: meanX, varianceX: varianceX, meanY: meanY, squareY: squareY, cross: cross)
+                }
+            }
+            weights += weight
         }
+        return total / weights
+    }
+
+    private static func meanSSIM(meanX: UnsafeBufferPointer<Float>, varianceX: UnsafeBufferPointer<Float>,
+                                 meanY: UnsafeMutableBufferPointer<Float>, squareY: UnsafeMutableBufferPointer<Float>,
+                                 cross: UnsafeMutableBufferPointer<Float>) -> Float {
+        // Summed a row's worth at a time in Float, those in Double: exact enough, and vectorised.
+        var sum: Double = 0
+        var row: Float = 0
+        for index in 0..<meanX.count {
+            let mx = meanX[index], my = meanY[index]
+            let vy = squareY[index] - my * my
+            let cov = cross[index] - mx * my
+            let numerator = (2 * mx * my + DSSIM.c1) * (2 * cov + DSSIM.c2)
+            let denominator = (mx * mx + my * my + DSSIM.c1) * (varianceX[index] + vy + DSSIM.c2)
+            row += numerator / denominator
+            if index & 1023 == 1023 {
+                sum += Double(row)
+                row = 0
+            }
+        }
+        sum += Double(row)
         return Float(sum / Double(meanX.count))
     }
 }
@@ -167,6 +191,7 @@ struct LabImage {
         return t > 0.008856 ? cbrtf(t) : 7.787 * t + 16 / 116
     }
 
+    @inline(__always)
     private static func f(_ t: Float) -> Float {
         let position = min(max(t, 0), 1) * Float(steps)
         let index = Int(position)
@@ -190,32 +215,23 @@ struct LabImage {
         return LabImage(width: w, height: h, planes: halves)
     }
 
-    static func product(_ lhs: [Float], _ rhs: [Float]) -> [Float] {
-        [Float](unsafeUninitializedCapacity: lhs.count) { result, count in
-            lhs.withUnsafeBufferPointer { lhs in
-                rhs.withUnsafeBufferPointer { rhs in
-                    for index in 0..<lhs.count { result[index] = lhs[index] * rhs[index] }
-                }
-            }
-            count = lhs.count
-        }
-    }
-
-    /// A plane of this size under a 3-tap box applied twice per axis, edges clamped. Both passes
-    /// run along rows, so the vertical one reads three rows at a time instead of striding.
+    /// A plane of this size under a 3-tap box applied twice per axis, edges clamped.
     func blurred(_ plane: [Float]) -> [Float] {
         var result = plane
         var scratch = [Float](repeating: 0, count: plane.count)
-        let (width, height) = (self.width, self.height)
         result.withUnsafeMutableBufferPointer { result in
-            scratch.withUnsafeMutableBufferPointer { scratch in
-                for _ in 0..<2 {
-                    Self.horizontal(result, into: scratch, width: width, height: height)
-                    Self.vertical(scratch, into: result, width: width, height: height)
-                }
-            }
+            scratch.withUnsafeMutableBufferPointer { scratch in blur(result, scratch: scratch) }
         }
         return result
+    }
+
+    /// Blurs `plane` in place. Both passes run along rows, so the vertical one reads three rows
+    /// at a time instead of striding.
+    func blur(_ plane: UnsafeMutableBufferPointer<Float>, scratch: UnsafeMutableBufferPointer<Float>) {
+        for _ in 0..<2 {
+            Self.horizontal(plane, into: scratch, width: width, height: height)
+            Self.vertical(scratch, into: plane, width: width, height: height)
+        }
     }
 
     private static let third: Float = 1.0 / 3

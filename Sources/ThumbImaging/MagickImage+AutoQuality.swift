@@ -25,27 +25,28 @@ extension MagickImage {
         return try search.run()
     }
 
-    /// This image's pixels as 8-bit RGB; alpha, where there is any, is left out.
+    /// This image's pixels as 8-bit RGB, premultiplied by alpha where there is any.
     func rgbPixels() throws(ThumbError) -> PixelBuffer {
-        let (width, height) = (self.width, self.height)
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        let exported = rgb.withUnsafeMutableBytes {
-            MagickExportImagePixels(wand, 0, 0, width, height, "RGB", CharPixel, $0.baseAddress)
+        let (width, height, alpha) = (self.width, self.height, hasAlpha)
+        let map = alpha ? "RGBA" : "RGB"
+        var pixels = [UInt8](repeating: 0, count: width * height * map.count)
+        let exported = pixels.withUnsafeMutableBytes {
+            MagickExportImagePixels(wand, 0, 0, width, height, map, CharPixel, $0.baseAddress)
         }
         try check(exported, or: { .internalFailure("autoquality: cannot export pixels: \($0)") })
-        return PixelBuffer(width: width, height: height, rgb: rgb)
+        guard alpha else { return PixelBuffer(width: width, height: height, rgb: pixels) }
+        return pixels.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: width, height: height) }
     }
 
     /// An encoded candidate's pixels, as its viewer will see them.
     static func decodedPixels(_ bytes: [UInt8], format: ImageFormat) throws(ThumbError) -> PixelBuffer {
         if format == .webp {
             var width: Int32 = 0, height: Int32 = 0
-            guard let rgb = bytes.withUnsafeBufferPointer({ WebPDecodeRGB($0.baseAddress, $0.count, &width, &height) })
+            guard let rgba = bytes.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) })
             else { throw .internalFailure("autoquality: libwebp cannot decode its own WebP") }
-            defer { WebPFree(rgb) }
-            let count = Int(width) * Int(height) * 3
-            let pixels = Array(UnsafeBufferPointer(start: rgb, count: count))
-            return PixelBuffer(width: Int(width), height: Int(height), rgb: pixels)
+            defer { WebPFree(rgba) }
+            let pixels = UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4)
+            return PixelBuffer(premultiplying: pixels, width: Int(width), height: Int(height))
         }
         let image = MagickImage()
         try image.read(bytes)

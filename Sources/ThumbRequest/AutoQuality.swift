@@ -3,8 +3,9 @@ import ThumbRuntime
 /// imgproxy Pro's autoquality: the encoder's quality chosen per image, between a minimum and a
 /// maximum, by a target: `size` takes the largest quality whose file fits `target` bytes (the
 /// minimum when none does), `dssim` the lowest whose DSSIM against the unencoded thumbnail is
-/// at most `target` (the maximum when none is). Only lossy stills (JPEG, WebP, AVIF) are searched;
-/// PNG, GIF and animations keep the quality they have. The defaults are imgproxy's settings'.
+/// at most `target` (the maximum when none is). Only JPEG and WebP stills are searched: PNG and GIF
+/// ignore quality, an animation keeps its quality, and AVIF, as ImageMagick 6 writes it here, is
+/// the same file at every quality. The defaults are imgproxy's settings'.
 public struct AutoQuality: Sendable, Hashable {
     public enum Method: String, Sendable, CaseIterable {
         case none, size, dssim
@@ -33,9 +34,12 @@ public struct AutoQuality: Sendable, Hashable {
 
     /// Whether a still of `width` x `height` in `format` has its quality searched.
     public func applies(to format: ImageFormat, width: Int, height: Int) -> Bool {
-        guard method != .none, format.isLossy else { return false }
+        guard method != .none, Self.searches(format) else { return false }
         return maxResolution <= 0 || Double(width * height) <= maxResolution * 1_000_000
     }
+
+    /// The formats whose quality is searched.
+    public static func searches(_ format: ImageFormat) -> Bool { format == .jpeg || format == .webp }
 
     /// `autoquality:%method:%target:%min_quality:%max_quality:%allowed_error`, every argument
     /// optional. A URL's minimum or maximum holds for every format, over the per-format settings.

@@ -118,14 +118,14 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
     }
 
-    /// Empty while autoquality is off; else what the search depends on: the bounds for the
-    /// output format (every format's when it is the source's), the target, and the allowed error
-    /// where the method reads it.
+    /// Empty while autoquality is off or the output format is not searched; else what the search
+    /// depends on: the bounds for the output format (every searched format's when it is the
+    /// source's), the target, and the allowed error where the method reads it.
     private static func autoQuality(_ options: ProcessingOptions) -> String {
         let aq = options.autoQuality
-        guard aq.method != .none else { return "" }
-        let formats = options.format.map { [$0] } ?? ImageFormat.allCases.filter(\.isLossy)
-        let bounds = formats.map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
+        let formats = options.format.map { [$0] } ?? ImageFormat.allCases
+        guard aq.method != .none, formats.contains(where: AutoQuality.searches) else { return "" }
+        let bounds = formats.filter(AutoQuality.searches).map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
         let error = aq.method == .dssim ? number(aq.allowedError) : "-"
         // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
         return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"

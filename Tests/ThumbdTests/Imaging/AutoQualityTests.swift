@@ -130,6 +130,19 @@ struct AutoQualityTests {
         #expect(Double(try Self.encode(image, format, quality: found.chosen.quality + 1).count) > settings.target)
     }
 
+    @Test func whatIsUnderTransparentPixelsDoesNotCount() throws {
+        // Given a disc on transparency, whose hidden colours a WebP encoder does not keep
+        let disc = try Self.thumbnail(GoldenImages.disc(width: 300, height: 200, color: "seagreen", format: .png))
+        var settings = AutoQuality()
+        (settings.method, settings.target, settings.minQuality, settings.maxQuality) = (.dssim, 0.002, 40, 95)
+
+        // When its WebP quality is searched, then the target is met below the maximum (compared
+        // as they are, the hidden colours alone kept it out of reach at every quality)
+        let found = try Self.search(disc, .webp, settings)
+        #expect(found.chosen.quality < 95)
+        #expect((found.chosen.dssim ?? 1) <= 0.002, "q\(found.chosen.quality), DSSIM \(found.chosen.dssim ?? -1)")
+    }
+
     @Test func onlyLossyStillsHaveTheirQualitySearched() throws {
         // Given a PNG asked for with autoquality: it is encoded as without
         let source = Self.noisy(width: 300, height: 200)

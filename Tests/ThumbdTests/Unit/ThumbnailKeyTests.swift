@@ -64,6 +64,8 @@ struct ThumbnailKeyTests {
         ("header-only options", "/insecure/fn:cat/att:1/exp:99999999999/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("raw off", "/insecure/raw:0/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("autoquality none or none asked", "/insecure/aq:none:0.5:10:20/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("autoquality where the format is not searched", "/insecure/aq:dssim/\(plain)@png", "/insecure/\(plain)@png"),
+        ("autoquality of an AVIF", "/insecure/aq:size:9000/\(plain)@avif", "/insecure/\(plain)@avif"),
         ("aq or autoquality", "/insecure/aq:dssim:0.02/\(plain)@jpg", "/insecure/autoquality:dssim:0.02/\(plain)@jpg"),
         ("autoquality's default bounds or the same written out", "/insecure/aq:dssim/\(plain)@jpg",
          "/insecure/aq:dssim::70:80/\(plain)@jpg"),
