@@ -2,10 +2,11 @@ import ThumbRequest
 import ThumbRuntime
 
 /// The search autoquality runs over one image's qualities: a binary search, at most `maxEncodes`
-/// encodes (11 qualities, imgproxy's default 70...80, take at most 4). Kept apart from the
+/// encodes (11 qualities, imgproxy's default 70...80, take at most 4 or 5). Kept apart from the
 /// encoder and the metric, which it is given, so it is tested with counting doubles.
 struct AutoQualitySearch {
-    /// Enough for 63 qualities exactly; a wider range is searched as far as this allows.
+    /// Counting the bound the search falls back to while no candidate has passed: 32 qualities
+    /// are searched exactly, a wider range to within a quality or two.
     static let maxEncodes = 6
 
     let method: AutoQuality.Method
@@ -35,7 +36,7 @@ struct AutoQualitySearch {
         }
         var low = qualities.lowerBound, high = qualities.upperBound
         var best: Int?
-        searching: while low <= high, encoded.count < Self.maxEncodes {
+        searching: while low <= high, encoded.count < Self.maxEncodes - (best == nil ? 1 : 0) {
             switch method {
             case .size:
                 let middle = (low + high + 1) / 2

@@ -109,7 +109,7 @@ struct AutoQualityTests {
         for (image, quality) in [(photo, high), (flat, low)] where quality < 95 {
             #expect(try Self.score(image, format, quality: quality) <= 0.003 + 0.0005, "q\(quality)")
         }
-        #expect(detailed.chosen.encodes <= AutoQualitySearch.maxEncodes + 1)
+        #expect(detailed.chosen.encodes <= AutoQualitySearch.maxEncodes)
     }
 
     @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),

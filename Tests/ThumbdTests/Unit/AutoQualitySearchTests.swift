@@ -53,11 +53,21 @@ struct AutoQualitySearchTests {
         #expect(encoder.encodes == [75])
     }
 
+    @Test(arguments: [AutoQuality.Method.size, .dssim])
+    func noCandidatePassingStillStaysWithinTheEncodeBudget(method: AutoQuality.Method) throws {
+        // Given targets nothing meets: size's falls back to the lowest quality, dssim's to the highest
+        let encoder = Encoder()
+        let found = try encoder.search(method, target: method == .size ? 1 : 0.0001, qualities: 1...100)
+
+        #expect(found.chosen.quality == (method == .size ? 1 : 100))
+        #expect(encoder.encodes.count <= AutoQualitySearch.maxEncodes, "\(encoder.encodes)")
+    }
+
     @Test func aWideRangeIsSearchedWithinTheEncodeBudget() throws {
         let encoder = Encoder()
         let found = try encoder.search(.size, target: 5_555, qualities: 1...100)
 
-        #expect(encoder.encodes.count <= AutoQualitySearch.maxEncodes + 1)
+        #expect(encoder.encodes.count <= AutoQualitySearch.maxEncodes)
         #expect(found.bytes.count <= 5_555)
         #expect(found.chosen.quality >= 50, "within the search's resolution of 55: \(encoder.encodes)")
     }
