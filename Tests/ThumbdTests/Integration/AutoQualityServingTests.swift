@@ -24,6 +24,12 @@ struct AutoQualityServingTests {
         #expect(try ImageProbe(searched.body).quality == 70)
         #expect(try ImageProbe(fixed.body).quality == 80)
         #expect(searched.body.count < fixed.body.count)
+        // and the quality chosen is in the metrics, for the one thumbnail searched
+        let scrape = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let family = "thumbd_autoquality_quality"
+        #expect(scrape[family]?.type == "histogram")
+        #expect(scrape[family]?.value(family + "_count") == 1)
+        #expect(scrape[family]?.value(family + "_sum") == 70)
         // and each is served again as stored, a hit nginx answers
         let again = try stack.get("/insecure/rs:fill:300:200/\(source)")
         #expect(again.body == searched.body)
