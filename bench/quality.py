@@ -10,7 +10,9 @@ left out for that S. The ratio at S is the geometric mean, over the photos both 
 S with, of thumbd's bytes over the other's.
 
 WebP bytes are image data only: the VP8/VP8L/ALPH chunks, as libvips 8.14 writes metadata
-chunks even with strip. JPEG bytes are whole files (both strip).
+chunks even with strip. JPEG bytes are whole files (both strip). A lossless WebP (thumbd's at
+q100, as ImageMagick writes it) is left out of the curves: bytes at equal score compare lossy
+encodes.
 """
 
 import argparse
@@ -39,6 +41,7 @@ EXTENSIONS = {"jpeg": "jpg", "webp": "webp"}
 # quality, and libvips's own WebP stays under it.
 RATIO_TARGETS = {"jpeg": 0.92, "webp": 1.0}
 WORST_AT_95 = {"jpeg": 75}
+COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green"}
 
 
 def render_thumbd(thumbd, photo, out, options):
@@ -58,18 +61,19 @@ def render_cwebp(reference, out, quality):
 
 
 def image_bytes(path):
-    """A WebP's VP8/VP8L/ALPH chunks (header and payload), else the whole file."""
+    """(A WebP's VP8/VP8L/ALPH chunks, header and payload, else the whole file; whether lossless)."""
     data = Path(path).read_bytes()
     if data[:4] != b"RIFF" or data[8:12] != b"WEBP":
-        return len(data)
-    total, offset = 0, 12
+        return len(data), False
+    total, offset, lossless = 0, 12, False
     while offset + 8 <= len(data):
         tag, size = data[offset:offset + 4], struct.unpack("<I", data[offset + 4:offset + 8])[0]
         padded = size + (size & 1)
         if tag in (b"VP8 ", b"VP8L", b"ALPH"):
             total += 8 + padded
+        lossless = lossless or tag == b"VP8L"
         offset += 8 + padded
-    return total
+    return total, lossless
 
 
 def photos_of(directory, quick):
@@ -85,8 +89,8 @@ def photos_of(directory, quick):
     return found[:QUICK_PHOTOS] if quick else found
 
 
-def measure(args, photos, qualities):
-    """{(system, format): {photo: [(quality, bytes, score)]}} for thumbd, vips and cwebp."""
+def render(args, photos, qualities):
+    """Every encode and lossless reference, into args.work."""
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     jobs = []
@@ -106,6 +110,10 @@ def measure(args, photos, qualities):
     run_all([lambda s=work / p.stem, q=q: render_cwebp(f"{s}.vips.png", f"{s}.cwebp.q{q}.webp", q)
              for p in photos for q in qualities], args.jobs)
 
+
+def score(work, photos, qualities, jobs):
+    """{(system, format): {photo: [(quality, bytes, lossless, score)]}} for thumbd, vips and cwebp."""
+    work = Path(work)
     systems = [("thumbd", "jpeg"), ("vips", "jpeg"), ("thumbd", "webp"), ("vips", "webp"), ("cwebp", "webp")]
     tasks = []
     for system, fmt in systems:
@@ -116,11 +124,11 @@ def measure(args, photos, qualities):
                 tasks.append((system, fmt, photo.name, q, f"{stem}.{reference_system}.png",
                               f"{stem}.{system}.q{q}.{EXTENSIONS[fmt]}"))
     # The metric is numpy in Python: processes, not threads, use every core.
-    with ProcessPoolExecutor(args.jobs) as pool:
+    with ProcessPoolExecutor(jobs) as pool:
         scores = list(pool.map(compute_ssimulacra2, [t[4] for t in tasks], [t[5] for t in tasks], chunksize=8))
     results = {}
     for (system, fmt, name, q, _, encoded), score in zip(tasks, scores):
-        results.setdefault((system, fmt), {}).setdefault(name, []).append((q, image_bytes(encoded), score))
+        results.setdefault((system, fmt), {}).setdefault(name, []).append((q, *image_bytes(encoded), score))
     return results
 
 
@@ -133,7 +141,9 @@ def run_all(jobs, workers):
 def bytes_at(curve, score):
     """Bytes at `score` on one photo's curve, interpolated in log bytes; None when not reached."""
     points, best = [], -math.inf
-    for _, size, value in sorted(curve):
+    for _, size, lossless, value in sorted(curve):
+        if lossless:
+            continue
         best = max(best, value)
         points.append((best, math.log(size)))
     for (s0, b0), (s1, b1) in zip(points, points[1:]):
@@ -154,12 +164,12 @@ def ratio_at(ours, theirs, score):
 
 
 def reached(curves, score):
-    return sum(1 for curve in curves.values() if max(v for _, _, v in curve) >= score)
+    return sum(1 for curve in curves.values() if max(v for _, _, lossless, v in curve if not lossless) >= score)
 
 
 def per_quality(curves, q):
     points = [p for curve in curves.values() for p in curve if p[0] == q]
-    return statistics.median(p[2] for p in points), min(p[2] for p in points), statistics.median(p[1] for p in points)
+    return statistics.median(p[3] for p in points), min(p[3] for p in points), statistics.median(p[1] for p in points)
 
 
 def report(results, qualities, photos):
@@ -211,9 +221,12 @@ def plot(results, path):
         for (system, f), curves in sorted(results.items()):
             if f != fmt:
                 continue
-            qualities = sorted({q for curve in curves.values() for q, _, _ in curve})
+            qualities = sorted({q for curve in curves.values() for q, *_ in curve})
             points = [per_quality(curves, q) for q in qualities]
-            axis.plot([p[2] for p in points], [p[0] for p in points], marker="o", label=system)
+            # cwebp's bytes are libvips's (one libwebp, the same settings): dashed over it.
+            axis.plot([p[2] for p in points], [p[0] for p in points], marker="o", label=system,
+                      color=COLOURS[system], linestyle="--" if system == "cwebp" else "-",
+                      zorder=3 if system == "cwebp" else 2)
             for q, p in zip(qualities, points):
                 axis.annotate(str(q), (p[2], p[0]), fontsize=6, textcoords="offset points", xytext=(3, -8))
         axis.set_xscale("log")
@@ -240,7 +253,8 @@ def main():
 
     photos = photos_of(args.photos, args.quick)
     qualities = QUICK_QUALITIES if args.quick else QUALITIES
-    results = measure(args, photos, qualities)
+    render(args, photos, qualities)
+    results = score(args.work, photos, qualities, args.jobs)
     lines, failures = report(results, qualities, photos)
     measured = autoquality.measure(args, photos, qualities, FORMATS, EXTENSIONS, results, render_thumbd, image_bytes)
     autoquality_lines, autoquality_failures = autoquality.report(measured, FORMATS)
@@ -252,8 +266,9 @@ def main():
     print("targets: " + ("all met" if not failures else f"{len(failures)} missed"))
     if not args.quick:
         version = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(["git", "log", "-1", "--format=%h"], capture_output=True, text=True).stdout.strip()
         header = [f"# thumbd's encoders beside libvips's, by SSIMULACRA2", "",
-                  f"Written by `bench/quality`: {len(photos)} photos of the corpus ({', '.join(p.name for p in photos)}), "
+                  f"Written by `bench/quality` at thumbd {commit}: {len(photos)} photos of the corpus ({', '.join(p.name for p in photos)}), "
                   f"each a {WIDTH}x{HEIGHT} fill, every encode scored against its own system's lossless PNG; "
                   f"{version}; cwebp encodes libvips's PNG. Method: bench/quality.py's docstring. "
                   "Plot: [quality.png](quality.png).", ""]

@@ -69,6 +69,8 @@ extension MagickImage {
         options.anim_params.loop_count = Int32(clamping: MagickGetImageIterations(wand))
         config.quality = Float(quality)
         config.lossless = quality >= 100 ? 1 : 0
+        // Sharp RGB to YUV, as `encode(as:)` asks of ImageMagick for a still WebP.
+        config.use_sharp_yuv = 1
         guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {
             throw .internalFailure("libwebp: cannot start an animation")
         }

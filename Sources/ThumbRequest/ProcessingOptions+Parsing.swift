@@ -46,8 +46,7 @@ extension ProcessingOptions {
         case .background, .blur, .sharpen, .pixelate, .watermark, .stripMetadata, .keepCopyright, .stripColorProfile,
              .quality, .formatQuality, .autoquality, .maxBytes, .subsampleBelow, .format, .skipProcessing, .raw,
              .cachebuster, .expires, .filename, .returnAttachment, .maxSrcResolution, .maxSrcFileSize,
-             .maxAnimationFrames, .maxResultDimension,
-             .maxAnimationFrameResolution, .preserveHDR, .enforceThumbnail:
+             .maxAnimationFrames, .maxResultDimension, .maxAnimationFrameResolution, .preserveHDR, .enforceThumbnail:
             try applyOutput(name, args, allowSecurityOptions: allowSecurityOptions)
         case .preset:
             // Presets are the operator's: OptionParser applies them and never hands `pr` here.

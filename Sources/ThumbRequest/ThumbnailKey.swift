@@ -132,9 +132,10 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             + "\(number(aq.maxResolution)):ssb\(options.subsampleBelow)"
     }
 
-    /// How the encoders keep chroma, where it is not what thumbd wrote before (4:2:0 JPEG), so a
-    /// file written the old way is never taken for a new one: how many of the qualities a JPEG
-    /// encode may try are 4:4:4 (the rule `subsample_below` sets, in its normal form).
+    /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,
+    /// plain RGB-to-YUV WebP), so a file written the old way is never taken for a new one: how many
+    /// of the qualities a JPEG encode may try are 4:4:4 (the rule `subsample_below` sets, in its
+    /// normal form), and WebP's sharp YUV. Without a format, for both.
     private static func chroma(_ options: ProcessingOptions) -> String {
         let formats = options.format.map { [$0] } ?? [.jpeg, .webp]
         var fields: [String] = []
@@ -142,6 +143,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             let whole = options.qualitySteps(for: .jpeg).filter(options.keepsFullChroma(atQuality:)).count
             if whole > 0 { fields.append("444:\(whole)") }
         }
+        if formats.contains(.webp) { fields.append("sharpyuv") }
         return fields.map { "|" + $0 }.joined()
     }
 

@@ -153,10 +153,12 @@ enum ImgproxySettings {
         (.refused("thumbd's encoders are set by quality (and JPEG's chroma by SUBSAMPLE_BELOW)"), [
             "JPEG_PROGRESSIVE", "JPEG_TRELLIS_QUANT", "JPEG_OVERSHOOT_DERINGING",
             "JPEG_OPTIMIZE_SCANS", "JPEG_QUANT_TABLE", "PNG_INTERLACED", "PNG_QUANTIZE", "PNG_QUANTIZATION_COLORS",
-            "WEBP_COMPRESSION", "WEBP_SMART_SUBSAMPLE", "WEBP_EFFORT", "WEBP_PRESET", "AVIF_SPEED", "AVIF_SUBSAMPLE",
+            "WEBP_COMPRESSION", "WEBP_EFFORT", "WEBP_PRESET", "AVIF_SPEED", "AVIF_SUBSAMPLE",
         ]),
         (.sameAsThumbd("false", otherwise: "SUBSAMPLE_BELOW=0 keeps JPEG's chroma whole at every quality"),
          ["JPEG_NO_SUBSAMPLE"]),
+        (.sameAsThumbd("true", otherwise: "thumbd's WebP always converts to YUV the sharp way (smart subsampling): "
+            + "fewer bytes at equal quality"), ["WEBP_SMART_SUBSAMPLE"]),
         (.refused("JPEG XL is not supported"), ["JXL_EFFORT", "AUTOQUALITY_JXL_NET"]),
         (.sameAsThumbd("false", otherwise: "JPEG XL is not supported"), ["AUTO_JXL", "ENFORCE_JXL"]),
         (.refused("autoquality's ml method needs neural network models, which thumbd does not run; dssim is the "

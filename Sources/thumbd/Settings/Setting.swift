@@ -234,7 +234,7 @@ public enum Setting: CaseIterable, Sendable {
                   "JPEG chroma is 4:2:0 below this quality, 4:4:4 from it, where a URL does not say (ssb).",
                   details: "JPEG chroma is halved both ways (4:2:0) below this quality and kept whole (4:4:4) from it, "
                       + "as libvips and mozjpeg choose, where a URL does not say (`ssb`); 0 never subsamples, 101 "
-                      + "always does (thumbd before 0.x). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
+                      + "always does (what thumbd did before). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
         case .autoqualityMethod:
             .init("AUTOQUALITY_METHOD", imgproxy: true, .text, .field { $0.options.base.autoQuality.method.rawValue },
                   "none, size or dssim: how a URL's quality is chosen per image where it asks for none (aq).",

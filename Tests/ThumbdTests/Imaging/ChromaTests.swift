@@ -4,11 +4,13 @@ import Testing
 @testable import ThumbRequest
 
 /// A JPEG keeps its chroma whole (4:4:4) from `subsample_below`'s quality (90 by default) and
-/// halves it both ways (4:2:0) below.
+/// halves it both ways (4:2:0) below; a grey picture is one channel, 1x1; a WebP is converted to
+/// YUV the sharp way, which keeps colour edges closer to the source.
 @Suite(.timeLimit(.minutes(2)))
 struct ChromaTests {
     /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
-    static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy", format: .png) { wand in
+    static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy",
+                                               format: .png) { wand in
         guard let board = NewMagickWand() else { return }
         defer { DestroyMagickWand(board) }
         MagickSetSize(board, 320, 240)
@@ -43,7 +45,8 @@ struct ChromaTests {
         return []
     }
 
-    @Test(arguments: [("q:40", "2x2"), ("q:80", "2x2"), ("q:89", "2x2"), ("q:90", "1x1"), ("q:95", "1x1"), ("q:100", "1x1")])
+    @Test(arguments: [("q:40", "2x2"), ("q:80", "2x2"), ("q:89", "2x2"), ("q:90", "1x1"), ("q:95", "1x1"),
+                      ("q:100", "1x1")])
     func jpegChromaIsWholeFromQuality90(_ quality: String, _ luma: String) throws {
         // Given a colourful source rendered as a JPEG at a quality
         let jpeg = try Self.rendered(Self.colourful, quality, ext: "jpg")
@@ -59,5 +62,36 @@ struct ChromaTests {
 
         // Then the JPEG follows it
         #expect(try Self.sampling(jpeg) == [luma, "1x1", "1x1"])
+    }
+
+    @Test(arguments: ["q:80", "q:95"])
+    func aGreyPictureIsOneChannelUnsubsampled(_ quality: String) throws {
+        // Given grey sources: a grey JPEG, and grey pixels in an RGB PNG
+        let greyJPEG = TestImages.draw("gradient:black-white", width: 400, height: 300, format: .jpeg)
+        let greyRGB = TestImages.draw("gradient:gray20-gray80", width: 400, height: 300, format: .png)
+
+        // Then each is written as one channel, sampled 1x1
+        #expect(try Self.sampling(try Self.rendered(greyJPEG, quality, ext: "jpg")) == ["1x1"])
+        #expect(try Self.sampling(try Self.rendered(greyRGB, quality, ext: "jpg")) == ["1x1"])
+    }
+
+    @Test(arguments: [50, 79, 95])
+    func webpConvertsToYUVTheSharpWay(quality: Int) throws {
+        // Given the lossless render, thumbd's WebP of it, and ImageMagick's plain WebP of the same pixels
+        let lossless = try Self.rendered(Self.colourful, "q:\(quality)", ext: "png")
+        let ours = try Self.rendered(Self.colourful, "q:\(quality)", ext: "webp")
+        let wand = try #require(NewMagickWand())
+        defer { DestroyMagickWand(wand) }
+        _ = lossless.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
+        MagickSetImageFormat(wand, "WEBP")
+        MagickSetImageCompressionQuality(wand, quality)
+        var length = 0
+        let blob = try #require(MagickGetImageBlob(wand, &length))
+        defer { MagickRelinquishMemory(blob) }
+        let plain = Array(UnsafeBufferPointer(start: blob, count: length))
+
+        // Then ours is the closer to the lossless render
+        let (sharp, usual) = (try FilterTests.psnr(lossless, ours), try FilterTests.psnr(lossless, plain))
+        #expect(sharp > usual + 0.2, "sharp YUV \(sharp) dB, plain \(usual) dB")
     }
 }

@@ -174,6 +174,8 @@ struct ThumbnailKeyTests {
         // Then their keys end where they ended before the encoders' chroma entered them
         #expect(jpeg.hasSuffix("|mrd:-"), "\(jpeg)")
         #expect(png.hasSuffix("|mrd:-"), "\(png)")
+        // and a WebP's names its sharp YUV, which every WebP now has
+        #expect(try Self.key("/insecure/\(Self.plain)@webp").canonical.hasSuffix("|sharpyuv"))
     }
 
     @Test func digestIsShortStableHex() throws {
@@ -199,11 +201,11 @@ struct ThumbnailKeyTests {
 
     @Test func keysWithoutAutoqualityAreWhatTheyWereBeforeIt() throws {
         // Stored thumbnails keep their keys: autoquality adds a field only where it is on
-        let key = try Self.key("/insecure/rs:fill:300:200/q:70/\(Self.plain)@webp")
+        let key = try Self.key("/insecure/rs:fill:300:200/q:70/\(Self.plain)@png")
 
         #expect(key.canonical == "v2|39:http://example.com/images/curiosity.jpg|rt:fill|s:300:200|min:0:0|z:1.0:1.0|dpr:1.0|"
             + "el:0|ex:-|exar:-|g:ce:0.0:0.0|c:-|t:-|pd:0:0:0:0|ar:1|rot:0|fl:0:0|bg:-|bl:0.0|sh:0.5|pix:0|wm:-|sm:1:1|"
-            + "scp:1|f:webp|q:70|mb:0|skp:|cb:0:|msr:-|msfs:-|maf:-|mrd:-")
+            + "scp:1|f:png|q:-|mb:0|skp:|cb:0:|msr:-|msfs:-|maf:-|mrd:-")
         #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0:ssb90"))
     }
 
