@@ -101,16 +101,17 @@ def measure(args, photos, qualities, formats, extensions, results, render, size_
 
     measured = {}
     for fmt in formats:
-        fixed_scores = {name: s for name, curve in results[("thumbd", fmt)].items() for q, _, s in curve if q == FIXED}
-        fixed_bytes = {name: b for name, curve in results[("thumbd", fmt)].items() for q, b, _ in curve if q == FIXED}
+        # A curve's points are (quality, bytes, lossless, score).
+        fixed_scores = {name: s for name, curve in results[("thumbd", fmt)].items() for q, _, _, s in curve if q == FIXED}
+        fixed_bytes = {name: b for name, curve in results[("thumbd", fmt)].items() for q, b, _, _ in curve if q == FIXED}
         pairs = [(runs[("cal", fmt, name, q)]["dssim"], s) for (f, name, q) in calibration if f == fmt
-                 for cq, _, s in results[("thumbd", fmt)][name] if cq == q]
+                 for cq, _, _, s in results[("thumbd", fmt)][name] if cq == q]
         entry = {"curves": results[("thumbd", fmt)], "spearman": spearman([p[0] for p in pairs], [p[1] for p in pairs]), "encodes": len(pairs),
                  "fixed": {name: {"bytes": fixed_bytes[name], "score": fixed_scores[name],
                                   "cpu": min(runs[("fixed", fmt, name, r)]["cpu"] for r in range(REPEATS)), "q": FIXED}
                            for name in fixed_scores}}
         for target in targets:
-            entry[target] = {name: {"bytes": size_of(runs[("aq", fmt, name, target, 0)]["out"]),
+            entry[target] = {name: {"bytes": size_of(runs[("aq", fmt, name, target, 0)]["out"])[0],
                                     "score": score_of[("aq", fmt, name, target, 0)],
                                     "cpu": min(runs[("aq", fmt, name, target, r)]["cpu"] for r in range(REPEATS)),
                                     "q": runs[("aq", fmt, name, target, 0)]["q"],
@@ -134,8 +135,8 @@ def best_oracle(curves, fixed):
         picks = []
         for curve in curves.values():
             allowed = sorted(point for point in curve if point[0] <= BOUNDS[1])
-            picks.append(next((p for p in allowed if p[2] >= target), allowed[-1]))
-        median, worst = statistics.median(p[2] for p in picks), min(p[2] for p in picks)
+            picks.append(next((p for p in allowed if p[3] >= target), allowed[-1]))
+        median, worst = statistics.median(p[3] for p in picks), min(p[3] for p in picks)
         ratio = sum(p[1] for p in picks) / fixed["bytes"]
         if median >= fixed["median"] and worst >= fixed["worst"] and (best is None or ratio < best[1]):
             best = (target, ratio, median, worst)
