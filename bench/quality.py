@@ -28,6 +28,8 @@ from pathlib import Path
 from PIL import Image
 from ssimulacra2 import compute_ssimulacra2
 
+import quality_autoquality as autoquality
+
 WIDTH, HEIGHT = 300, 200
 QUALITIES = [40, 50, 60, 70, 75, 80, 85, 90, 95, 100]
 QUICK_QUALITIES = [60, 80, 95]
@@ -43,8 +45,9 @@ COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green"}
 
 
 def render_thumbd(thumbd, photo, out, options):
-    subprocess.run([thumbd, "render", "--options", f"rs:fill:{WIDTH}:{HEIGHT}/g:ce/{options}", str(photo), str(out)],
-                   check=True, stdout=subprocess.DEVNULL)
+    """What `thumbd render` printed: the size, the chosen quality with autoquality, the CPU."""
+    return subprocess.run([thumbd, "render", "--options", f"rs:fill:{WIDTH}:{HEIGHT}/g:ce/{options}", str(photo),
+                           str(out)], check=True, capture_output=True, text=True).stdout
 
 
 def render_vips(photo, out, save_options):
@@ -253,6 +256,10 @@ def main():
     render(args, photos, qualities)
     results = score(args.work, photos, qualities, args.jobs)
     lines, failures = report(results, qualities, photos)
+    measured = autoquality.measure(args, photos, qualities, FORMATS, EXTENSIONS, results, render_thumbd, image_bytes)
+    autoquality_lines, autoquality_failures = autoquality.report(measured, FORMATS)
+    lines += autoquality_lines
+    failures += autoquality_failures
     print("\n".join(lines))
     for failure in failures:
         print(f"FAIL {failure}")

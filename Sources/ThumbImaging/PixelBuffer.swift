@@ -12,4 +12,19 @@ struct PixelBuffer: Sendable {
         self.height = height
         self.rgb = rgb
     }
+
+    /// From RGBA, each colour times its alpha: what is under a transparent pixel does not count.
+    init(premultiplying rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
+        precondition(rgba.count == width * height * 4, "\(rgba.count) bytes is not \(width)x\(height) RGBA")
+        let rgb = [UInt8](unsafeUninitializedCapacity: width * height * 3) { rgb, count in
+            for pixel in 0..<(width * height) {
+                let alpha = UInt32(rgba[4 * pixel + 3])
+                for channel in 0..<3 {
+                    rgb[3 * pixel + channel] = UInt8((UInt32(rgba[4 * pixel + channel]) * alpha + 127) / 255)
+                }
+            }
+            count = width * height * 3
+        }
+        self.init(width: width, height: height, rgb: rgb)
+    }
 }

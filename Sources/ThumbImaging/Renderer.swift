@@ -36,6 +36,8 @@ public struct Renderer: Sendable {
         public let format: ImageFormat
         public let width: Int
         public let height: Int
+        /// What autoquality chose, where it searched.
+        public var autoQuality: ChosenQuality?
     }
 
     /// Before the geometry: what changes the source's colours, orientation or size.
@@ -125,8 +127,8 @@ public struct Renderer: Sendable {
                 try step.apply(to: image, in: context)
             }
         }
-        let bytes = try Self.encode(image, as: format, options: options)
-        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height)
+        let (bytes, chosen) = try Self.encode(image, as: format, options: options)
+        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height, autoQuality: chosen)
     }
 
     struct Header {
@@ -236,16 +238,23 @@ public struct Renderer: Sendable {
         return size
     }
 
-    /// Encodes at the asked quality; with `max_bytes`, at the next of the options' quality steps
-    /// while the result does not fit.
-    static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
+    /// Encodes at the asked quality, or the one autoquality finds for a lossy still; with
+    /// `max_bytes`, then at the next of the options' quality steps while the result does not fit.
+    static func encode(_ image: MagickImage, as format: ImageFormat,
+                       options: ProcessingOptions) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
         var bytes: [UInt8] = []
-        for quality in options.qualitySteps(for: format) {
-            let fullChroma = options.keepsFullChroma(atQuality: quality)
-            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma)
-            if options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
+        var steps = options.qualitySteps(for: format)[...]
+        var chosen: ChosenQuality?
+        if image.frameCount == 1, options.autoQuality.applies(to: format, width: image.width, height: image.height) {
+            let searched = try image.encodeSearchingQuality(as: format, options: options)
+            (bytes, chosen) = (searched.bytes, searched.chosen)
+            steps = options.qualitySteps(for: format, from: searched.chosen.quality).dropFirst()
         }
-        return bytes
+        for quality in steps {
+            if !bytes.isEmpty, options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
+            bytes = try image.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
+        }
+        return (bytes, chosen)
     }
 
     /// libjpeg can decode at 1/2, 1/4 or 1/8 scale while reading. That only pays when the

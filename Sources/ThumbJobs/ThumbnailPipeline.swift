@@ -163,6 +163,7 @@ public struct ThumbnailPipeline: Sendable {
             }
             metrics.recordSourceBytes(source.bytes.count, .ok)
             metrics.recordResultBytes(rendered.bytes.count)
+            if let chosen = rendered.autoQuality { metrics.recordAutoQuality(chosen.quality) }
             (bytes, format) = (rendered.bytes, rendered.format)
         }
         let path = request.cachePath(documentURI: documentURI, format: format)

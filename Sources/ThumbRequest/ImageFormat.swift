@@ -31,6 +31,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, Hashable {
     /// Formats that keep an animation.
     public var supportsAnimation: Bool { self == .gif || self == .webp }
 
+    /// Formats whose quality trades bytes for fidelity (max_bytes and autoquality lower it).
+    public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif }
+
     /// Formats that can carry transparency.
     public var supportsAlpha: Bool { self != .jpeg }
 

@@ -11,7 +11,7 @@ public enum OptionName: String, CaseIterable, Sendable {
     // Metadata
     case stripMetadata = "strip_metadata", keepCopyright = "keep_copyright", stripColorProfile = "strip_color_profile"
     // Output
-    case quality, formatQuality = "format_quality", maxBytes = "max_bytes", format, skipProcessing = "skip_processing"
+    case quality, formatQuality = "format_quality", autoquality, maxBytes = "max_bytes", format, skipProcessing = "skip_processing"
     // Output, thumbd's own
     case subsampleBelow = "subsample_below"
     // Handling
@@ -55,6 +55,7 @@ public enum OptionName: String, CaseIterable, Sendable {
         case .stripColorProfile: ["scp"]
         case .quality: ["q"]
         case .formatQuality: ["fq"]
+        case .autoquality: ["aq"]
         case .maxBytes: ["mb"]
         case .subsampleBelow: ["ssb"]
         case .format: ["f", "ext"]

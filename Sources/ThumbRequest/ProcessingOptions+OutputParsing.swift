@@ -26,6 +26,7 @@ extension ProcessingOptions {
             try args.expectCount(1...1)
             quality = try args.integer(0, in: 0...100, required: true) ?? quality
         case .formatQuality: try applyFormatQuality(args)
+        case .autoquality: try autoQuality.apply(args)
         case .maxBytes:
             try args.expectCount(1...1)
             maxBytes = try args.integer(0, in: 0...Self.maxBytesLimit, required: true) ?? maxBytes

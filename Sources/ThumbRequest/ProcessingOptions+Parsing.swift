@@ -44,9 +44,9 @@ extension ProcessingOptions {
             flipHorizontal = args.bool(0) ?? flipHorizontal
             flipVertical = args.bool(1) ?? flipVertical
         case .background, .blur, .sharpen, .pixelate, .watermark, .stripMetadata, .keepCopyright, .stripColorProfile,
-             .quality, .formatQuality, .maxBytes, .subsampleBelow, .format, .skipProcessing, .raw, .cachebuster,
-             .expires, .filename, .returnAttachment, .maxSrcResolution, .maxSrcFileSize, .maxAnimationFrames,
-             .maxResultDimension, .maxAnimationFrameResolution, .preserveHDR, .enforceThumbnail:
+             .quality, .formatQuality, .autoquality, .maxBytes, .subsampleBelow, .format, .skipProcessing, .raw,
+             .cachebuster, .expires, .filename, .returnAttachment, .maxSrcResolution, .maxSrcFileSize,
+             .maxAnimationFrames, .maxResultDimension, .maxAnimationFrameResolution, .preserveHDR, .enforceThumbnail:
             try applyOutput(name, args, allowSecurityOptions: allowSecurityOptions)
         case .preset:
             // Presets are the operator's: OptionParser applies them and never hands `pr` here.

@@ -58,6 +58,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var quality = 0
     /// Per-format qualities (`fq`), over `quality`.
     public var formatQuality: [ImageFormat: Int] = [:]
+    /// The quality searched per image (`aq`); over `quality` where it applies.
+    public var autoQuality = AutoQuality()
     /// Lower the quality until the result fits; 0 = no limit.
     public var maxBytes = 0
     /// JPEG halves its chroma both ways (4:2:0) below this quality and keeps it whole (4:4:4) from
@@ -96,11 +98,12 @@ public struct ProcessingOptions: Sendable, Hashable {
         quality > 0 ? quality : (formatQuality[format] ?? format.defaultQuality)
     }
 
-    /// The qualities an encode tries, in order: the effective one; with `max_bytes`, for the lossy
-    /// formats, then 10 lower each time down to 10 (where imgproxy stops), until the result fits.
-    public func qualitySteps(for format: ImageFormat) -> [Int] {
-        var steps = [effectiveQuality(for: format)]
-        guard maxBytes > 0, format == .jpeg || format == .webp || format == .avif else { return steps }
+    /// The qualities an encode tries, in order: the effective one (or `start`, the one autoquality
+    /// found); with `max_bytes`, for the lossy formats, then 10 lower each time down to 10 (where
+    /// imgproxy stops), until the result fits.
+    public func qualitySteps(for format: ImageFormat, from start: Int? = nil) -> [Int] {
+        var steps = [start ?? effectiveQuality(for: format)]
+        guard maxBytes > 0, format.isLossy else { return steps }
         while let last = steps.last, last > 10 { steps.append(max(10, last - 10)) }
         return steps
     }

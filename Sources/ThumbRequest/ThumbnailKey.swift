@@ -59,7 +59,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
         // Only where they are on, so the keys of every other URL stay what they were.
-        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.chroma(o)
+        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.chroma(o) + Self.autoQuality(o)
     }
 
     /// A short stable name for logs and hashed file names.
@@ -116,6 +116,20 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             return "q:\(options.quality):fq:\(perFormat)"
         }
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
+    }
+
+    /// Empty while autoquality is off or the output format is not searched; else what the search
+    /// depends on: the bounds for the output format (every searched format's when it is the
+    /// source's), the target, and the allowed error where the method reads it.
+    private static func autoQuality(_ options: ProcessingOptions) -> String {
+        let aq = options.autoQuality
+        let formats = options.format.map { [$0] } ?? ImageFormat.allCases
+        guard aq.method != .none, formats.contains(where: AutoQuality.searches) else { return "" }
+        let bounds = formats.filter(AutoQuality.searches).map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
+        let error = aq.method == .dssim ? number(aq.allowedError) : "-"
+        // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
+        return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
+            + "\(number(aq.maxResolution)):ssb\(options.subsampleBelow)"
     }
 
     /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,

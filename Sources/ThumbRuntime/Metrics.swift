@@ -94,6 +94,7 @@ public final class Metrics: Sendable {
         spanDuration: "Seconds a download (span downloading) or a render (span processing) took on its pool's thread",
         sourceBytes: "Bytes of the sources rendered, by how the render ended",
         resultBytes: "Bytes of the thumbnails rendered",
+        autoqualityQuality: "The quality autoquality chose, per thumbnail whose quality it searched",
         workers: "Renders that may run at once (MAX_CONCURRENT_RENDERS, imgproxy's WORKERS)",
         workersUtilization: "Percent of the render slots in use: images_in_progress / workers * 100",
         buildInfo: "Always 1; the labels say which thumbd this is"
@@ -110,6 +111,7 @@ public final class Metrics: Sendable {
     private let spanDurations: [Span: [Outcome: DurationHistogram]]
     private let sourceBytes: [Outcome: ValueHistogram]
     private let resultBytes: ValueHistogram
+    private let autoqualityQuality: ValueHistogram
     private let requestsInProgress: InProgressGauge
     private let spansInProgress: [Span: InProgressGauge]
     private let workers: Int
@@ -162,6 +164,8 @@ public final class Metrics: Sendable {
                                                   labels: [("outcome", outcome.rawValue)], buckets: bytes))
         })
         resultBytes = registry.makeValueHistogram(descriptor: name("result", "bytes", help: help.resultBytes), buckets: bytes)
+        autoqualityQuality = registry.makeValueHistogram(
+            descriptor: name("autoquality_quality", help: help.autoqualityQuality), buckets: [30, 40, 50, 60, 70, 75, 80, 85, 90, 95])
         requestsInProgress = InProgressGauge(registry.makeGauge(descriptor: name("requests_in_progress", help: help.requestsInProgress)))
         spansInProgress = Dictionary(uniqueKeysWithValues: Span.allCases.map {
             ($0, InProgressGauge(registry.makeGauge(descriptor: name($0.inProgressName, help: $0.inProgressHelp))))
@@ -211,6 +215,10 @@ public final class Metrics: Sendable {
 
     public func recordResultBytes(_ count: Int) {
         resultBytes.record(Double(count))
+    }
+
+    public func recordAutoQuality(_ quality: Int) {
+        autoqualityQuality.record(Double(quality))
     }
 
     /// The text format, with what other parts count and the process's figures read just before.

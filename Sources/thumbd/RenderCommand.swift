@@ -61,14 +61,27 @@ struct RenderCommand: ParsableCommand {
         render.shrinkOnLoad = !noShrinkOnLoad
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
         let started = ContinuousClock.now
+        let startedCPU = Self.processCPUMilliseconds()
         let rendered = try report { () throws(ThumbError) in
             try Renderer(configuration: render).render(source, sourceFormat: sourceFormat, options: processing)
         }
         let elapsed = ContinuousClock.now - started
+        let cpu = Self.processCPUMilliseconds() - startedCPU
         try Data(rendered.bytes).write(to: URL(fileURLWithPath: output))
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         let size = "\(rendered.width)x\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes"
-        print("\(output): \(size), rendered in " + String(format: "%.1f ms", milliseconds))
+        let chosen = rendered.autoQuality.map { chosen in
+            ", autoquality q\(chosen.quality) after \(chosen.encodes) encodes"
+                + (chosen.dssim.map { String(format: ", DSSIM %.5f", $0) } ?? "")
+        } ?? ""
+        print("\(output): \(size)\(chosen), rendered in " + String(format: "%.1f ms (CPU %.1f ms)", milliseconds, cpu))
+    }
+
+    /// Every thread's CPU time, so bench/quality compares renders by work, not by a busy machine's clock.
+    private static func processCPUMilliseconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6
     }
 
     /// A ThumbError with its whole detail (the server shows clients only the public part).

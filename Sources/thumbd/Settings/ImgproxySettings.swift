@@ -161,10 +161,9 @@ enum ImgproxySettings {
             + "fewer bytes at equal quality"), ["WEBP_SMART_SUBSAMPLE"]),
         (.refused("JPEG XL is not supported"), ["JXL_EFFORT", "AUTOQUALITY_JXL_NET"]),
         (.sameAsThumbd("false", otherwise: "JPEG XL is not supported"), ["AUTO_JXL", "ENFORCE_JXL"]),
-        (.refused("autoquality is not supported"), [
-            "AUTOQUALITY_METHOD", "AUTOQUALITY_TARGET", "AUTOQUALITY_MIN", "AUTOQUALITY_FORMAT_MIN", "AUTOQUALITY_MAX",
-            "AUTOQUALITY_FORMAT_MAX", "AUTOQUALITY_ALLOWED_ERROR", "AUTOQUALITY_MAX_RESOLUTION", "AUTOQUALITY_JPEG_NET",
-            "AUTOQUALITY_WEBP_NET", "AUTOQUALITY_AVIF_NET", "AUTOQUALITY_ML_INFERENCE_NUM_STREAMS",
+        (.refused("autoquality's ml method needs neural network models, which thumbd does not run; dssim is the "
+            + "same search without them"), [
+            "AUTOQUALITY_JPEG_NET", "AUTOQUALITY_WEBP_NET", "AUTOQUALITY_AVIF_NET", "AUTOQUALITY_ML_INFERENCE_NUM_STREAMS",
             "AUTOQUALITY_ML_INFERENCE_NUM_THREADS", "AUTOQUALITY_ML_EXECUTION_MODE", "AUTOQUALITY_ML_CPU_PINNING",
         ]),
         (.refused("the best format is not supported"), [

@@ -18,6 +18,8 @@ public enum Setting: CaseIterable, Sendable {
     case presets, onlyPresets, allowSecurityOptions
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
     case quality, formatQuality, subsampleBelow
+    case autoqualityMethod, autoqualityTarget, autoqualityMin, autoqualityFormatMin, autoqualityMax
+    case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
@@ -230,7 +232,9 @@ public enum Setting: CaseIterable, Sendable {
                   "Quality of JPEG, WebP and AVIF where a URL asks for none.")
         case .formatQuality:
             .init("FORMAT_QUALITY", imgproxy: true, .text,
-                  .field { _ in [ImageFormat.jpeg, .webp, .avif].map { "\($0.rawValue)=\($0.defaultQuality)" }.joined(separator: ",") },
+                  .field { _ in
+                      formatQualityList(Dictionary(uniqueKeysWithValues: ImageFormat.allCases.map { ($0, $0.defaultQuality) }))
+                  },
                   "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.",
                   details: "Per-format qualities, over `QUALITY`; a URL's `fq` redefines them, its `q` wins.")
         case .subsampleBelow:
@@ -239,6 +243,39 @@ public enum Setting: CaseIterable, Sendable {
                   details: "JPEG chroma is halved both ways (4:2:0) below this quality and kept whole (4:4:4) from it, "
                       + "as libvips and mozjpeg choose, where a URL does not say (`ssb`); 0 never subsamples, 101 "
                       + "always does (what thumbd did before). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
+        case .autoqualityMethod:
+            .init("AUTOQUALITY_METHOD", imgproxy: true, .text, .field { $0.options.base.autoQuality.method.rawValue },
+                  "none, size or dssim: how a URL's quality is chosen per image where it asks for none (aq).",
+                  details: "`none`, `size` (the largest quality whose file fits `AUTOQUALITY_TARGET` bytes) or "
+                      + "`dssim` (the lowest whose DSSIM against the unencoded thumbnail is at most the target); see "
+                      + "[how it works](how-it-works.md#autoquality). imgproxy's `ml` needs a neural network model "
+                      + "thumbd does not run.")
+        case .autoqualityTarget:
+            .init("AUTOQUALITY_TARGET", imgproxy: true, .decimal(0.000_001...1e12),
+                  .field { $0.options.base.autoQuality.target.shortText },
+                  "The autoquality target: bytes for size, a DSSIM for dssim.")
+        case .autoqualityMin:
+            .init("AUTOQUALITY_MIN", imgproxy: true, .integer(1...100),
+                  .field { "\($0.options.base.autoQuality.minQuality)" }, "The lowest quality autoquality uses.")
+        case .autoqualityFormatMin:
+            .init("AUTOQUALITY_FORMAT_MIN", imgproxy: true, .text,
+                  .field { formatQualityList($0.options.base.autoQuality.formatMinQuality) },
+                  "Per-format lowest qualities over AUTOQUALITY_MIN, e.g. jpeg=70,avif=60.")
+        case .autoqualityMax:
+            .init("AUTOQUALITY_MAX", imgproxy: true, .integer(1...100),
+                  .field { "\($0.options.base.autoQuality.maxQuality)" }, "The highest quality autoquality uses.")
+        case .autoqualityFormatMax:
+            .init("AUTOQUALITY_FORMAT_MAX", imgproxy: true, .text,
+                  .field { formatQualityList($0.options.base.autoQuality.formatMaxQuality) },
+                  "Per-format highest qualities over AUTOQUALITY_MAX, e.g. jpeg=85,avif=65.")
+        case .autoqualityAllowedError:
+            .init("AUTOQUALITY_ALLOWED_ERROR", imgproxy: true, .decimal(0...1),
+                  .field { $0.options.base.autoQuality.allowedError.shortText },
+                  "dssim stops searching once a quality's DSSIM is this close to the target.")
+        case .autoqualityMaxResolution:
+            .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, .decimal(0...1_000),
+                  .field { $0.options.base.autoQuality.maxResolution.shortText },
+                  "Megapixels of the result above which autoquality is not used; 0: no limit.")
         case .autoWebp:
             .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
                   "WebP for URLs without a format when the client accepts it.",
@@ -375,4 +412,11 @@ extension Setting {
         if let range = declaration.rangeText { facts.append(range) }
         return "\(declaration.help) [\(facts.joined(separator: "; "))]"
     }
+}
+
+/// `jpeg=80,webp=79,avif=63` as the per-format quality settings are written: lossy formats only,
+/// in their declared order.
+private func formatQualityList(_ qualities: [ImageFormat: Int]) -> String {
+    ImageFormat.allCases.filter(\.isLossy).compactMap { format in qualities[format].map { "\(format.rawValue)=\($0)" } }
+        .joined(separator: ",")
 }

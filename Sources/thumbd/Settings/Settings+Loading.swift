@@ -186,6 +186,7 @@ extension Settings {
         }
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
+        readAutoQuality(&reader, into: &base.autoQuality)
         reader.bool(.onlyPresets) { onlyPresets = $0 }
         reader.bool(.allowSecurityOptions) { allowSecurityOptions = $0 }
         reader.read(.presets) {
@@ -201,6 +202,24 @@ extension Settings {
         }
         return OptionParser(presets: presets, onlyPresets: onlyPresets, allowSecurityOptions: allowSecurityOptions,
                             defaultQualities: qualities, base: base)
+    }
+
+    /// imgproxy's AUTOQUALITY_* settings but its ml method's, which needs a model thumbd does not run.
+    private static func readAutoQuality(_ reader: inout Reader, into autoQuality: inout AutoQuality) {
+        reader.read(.autoqualityMethod) {
+            guard let method = AutoQuality.Method(rawValue: $0.lowercased()) else {
+                let why = $0.lowercased() == "ml" ? "; ml needs a neural network model, which thumbd does not run" : ""
+                throw InvalidValue(expected: "expected none, size or dssim\(why)")
+            }
+            autoQuality.method = method
+        }
+        reader.decimal(.autoqualityTarget) { autoQuality.target = $0 }
+        reader.integer(.autoqualityMin) { autoQuality.minQuality = $0 }
+        reader.read(.autoqualityFormatMin) { autoQuality.formatMinQuality = try formatQualities($0) }
+        reader.integer(.autoqualityMax) { autoQuality.maxQuality = $0 }
+        reader.read(.autoqualityFormatMax) { autoQuality.formatMaxQuality = try formatQualities($0) }
+        reader.decimal(.autoqualityAllowedError) { autoQuality.allowedError = $0 }
+        reader.decimal(.autoqualityMaxResolution) { autoQuality.maxResolution = $0 }
     }
 
     /// `jpeg,png,heic`: the formats to decode, every unknown name reported.

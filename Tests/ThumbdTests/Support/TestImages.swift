@@ -112,6 +112,9 @@ final class ImageProbe {
 
     var colorspace: ColorspaceType { MagickGetImageColorspace(wand) }
 
+    /// The quality a JPEG was written with, as ImageMagick estimates it from its tables.
+    var quality: Int { MagickGetImageCompressionQuality(wand) }
+
     func property(_ name: String) -> String? {
         guard let value = MagickGetImageProperty(wand, name) else { return nil }
         defer { MagickRelinquishMemory(value) }

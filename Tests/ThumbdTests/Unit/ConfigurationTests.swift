@@ -353,3 +353,39 @@ struct DefaultQualityTests {
         #expect(problems.messages.count == 2)
     }
 }
+
+/// imgproxy's AUTOQUALITY_* settings become the autoquality a URL starts from.
+@Suite(.timeLimit(.minutes(2)))
+struct AutoQualitySettingsTests {
+    static func autoQuality(_ settings: [Setting: String], url: String) throws -> AutoQuality {
+        let insecure = settings.merging([.insecure: "true"]) { $1 }
+        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.name) } }.get()
+        return try configuration.requestPathParser.parse(rawPath: url).options.autoQuality
+    }
+
+    @Test func settingsApplyWhereTheURLSaysNothingAndTheURLRedefinesThem() throws {
+        let settings: [Setting: String] = [
+            .autoqualityMethod: "dssim", .autoqualityTarget: "0.004", .autoqualityMin: "40", .autoqualityMax: "90",
+            .autoqualityFormatMax: "webp=85", .autoqualityAllowedError: "0.0005", .autoqualityMaxResolution: "2",
+        ]
+        let configured = try Self.autoQuality(settings, url: "/insecure/w:10/plain/http://h/a.jpg")
+        #expect(configured.method == .dssim)
+        #expect((configured.target, configured.allowedError, configured.maxResolution) == (0.004, 0.0005, 2))
+        #expect(configured.qualities(for: .jpeg) == 40...90)
+        #expect(configured.qualities(for: .webp) == 40...85)
+        // AVIF keeps imgproxy's default AUTOQUALITY_FORMAT_MIN only where FORMAT_MIN is not set
+        #expect(configured.qualities(for: .avif) == 60...90)
+        #expect(!configured.applies(to: .jpeg, width: 2000, height: 1001))
+
+        let redefined = try Self.autoQuality(settings, url: "/insecure/aq:size:5000/plain/http://h/a.jpg")
+        #expect((redefined.method, redefined.target) == (.size, 5000))
+        #expect(try Self.autoQuality(settings, url: "/insecure/aq:none/plain/http://h/a.jpg").method == .none)
+    }
+
+    @Test func theMlMethodIsRefusedWithItsReason() {
+        let result = Settings.load { setting in [.autoqualityMethod: "ml"][setting].map { ($0, setting.name) } }
+        guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
+        #expect(problems.messages.count == 1)
+        #expect(problems.messages.first?.contains("ml needs a neural network model") == true, "\(problems.messages)")
+    }
+}

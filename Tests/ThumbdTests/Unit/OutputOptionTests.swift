@@ -58,6 +58,33 @@ struct OutputOptionTests {
         OptionRow("max_bytes:10/max_bytes:0") { $0.maxBytes = 0 },
     ]
 
+    static let autoquality = [
+        // a URL's bounds hold for every format, over the per-format settings (AVIF's 60...65)
+        OptionRow("aq:dssim:0.02:70:80:0.002") {
+            $0.autoQuality.method = .dssim
+            ($0.autoQuality.minQuality, $0.autoQuality.formatMinQuality) = (70, [:])
+            ($0.autoQuality.maxQuality, $0.autoQuality.formatMaxQuality) = (80, [:])
+        },
+        OptionRow("autoquality:size:10240") { ($0.autoQuality.method, $0.autoQuality.target) = (.size, 10240) },
+        OptionRow("aq:dssim:0.01:::0.001") {
+            ($0.autoQuality.method, $0.autoQuality.target, $0.autoQuality.allowedError) = (.dssim, 0.01, 0.001)
+        },
+        OptionRow("aq::0.01") { $0.autoQuality.target = 0.01 },
+        OptionRow("aq:dssim/aq:none") { $0.autoQuality.method = .none },
+    ]
+
+    @Test(arguments: autoquality)
+    func autoqualityParses(_ row: OptionRow) throws { try OptionTable.expectParses(row) }
+
+    @Test func autoqualityBoundsAreTheFormatsOwnUnlessTheURLGivesThem() throws {
+        let settings = try OptionTable.parse("aq:dssim").autoQuality
+        #expect(settings.qualities(for: .jpeg) == 70...80)
+        #expect(settings.qualities(for: .avif) == 60...65)
+        #expect(try OptionTable.parse("aq:dssim::50:90").autoQuality.qualities(for: .avif) == 50...90)
+        // a minimum above the maximum searches the maximum alone
+        #expect(try OptionTable.parse("aq:dssim::90:80").autoQuality.qualities(for: .webp) == 80...80)
+    }
+
     static let format = [
         OptionRow("skp:gif") { $0.skipProcessing = [.gif] },
         OptionRow("skip_processing:jpg:png") { $0.skipProcessing = [.jpeg, .png] },
@@ -121,6 +148,15 @@ struct OutputOptionTests {
         BadOptionRow("fq:webp:101", #"invalid fq quality "101""#),
         BadOptionRow("mb:-1", #"invalid mb argument "-1""#),
         BadOptionRow("max_bytes:x", #"invalid max_bytes argument "x""#),
+        // aq
+        BadOptionRow("aq:ml", "aq method ml needs a neural network model, which thumbd does not run"),
+        BadOptionRow("aq:fast", #"invalid aq method "fast": expected none, size, dssim"#),
+        BadOptionRow("aq:dssim:-1", #"invalid aq target "-1""#),
+        BadOptionRow("aq:dssim:0", #"invalid aq target "0""#),
+        BadOptionRow("autoquality:dssim:0.02:0", #"invalid autoquality min_quality "0""#),
+        BadOptionRow("aq:dssim:0.02:70:101", #"invalid aq max_quality "101""#),
+        BadOptionRow("aq:dssim:0.02:70:80:2", #"invalid aq allowed_error "2""#),
+        BadOptionRow("aq:dssim:0.02:70:80:0.002:1", "aq takes 1 to 5 arguments, got 6"),
         // f, skp
         BadOptionRow("f:heic", #"invalid f format "heic": expected one of jpg, png, webp, gif, avif"#),
         BadOptionRow("format:x:y", "format takes 1 argument, got 2"),

@@ -63,6 +63,14 @@ struct ThumbnailKeyTests {
         ("watermark of opacity 0 or none", "/insecure/wm:0:no/\(plain)", "/insecure/\(plain)"),
         ("header-only options", "/insecure/fn:cat/att:1/exp:99999999999/w:300/\(plain)", "/insecure/w:300/\(plain)"),
         ("raw off", "/insecure/raw:0/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("autoquality none or none asked", "/insecure/aq:none:0.5:10:20/w:300/\(plain)", "/insecure/w:300/\(plain)"),
+        ("autoquality where the format is not searched", "/insecure/aq:dssim/\(plain)@png", "/insecure/\(plain)@png"),
+        ("autoquality of an AVIF", "/insecure/aq:size:9000/\(plain)@avif", "/insecure/\(plain)@avif"),
+        ("aq or autoquality", "/insecure/aq:dssim:0.02/\(plain)@jpg", "/insecure/autoquality:dssim:0.02/\(plain)@jpg"),
+        ("autoquality's default bounds or the same written out", "/insecure/aq:dssim/\(plain)@jpg",
+         "/insecure/aq:dssim::70:80/\(plain)@jpg"),
+        ("the allowed error where size does not read it", "/insecure/aq:size:9000:70:80:0.1/\(plain)@jpg",
+         "/insecure/aq:size:9000:70:80:0.2/\(plain)@jpg"),
         ("subsample_below at its default or none", "/insecure/ssb:90/\(plain)@jpg", "/insecure/\(plain)@jpg"),
         ("subsample_below rules that agree at the quality", "/insecure/ssb:0/q:80/\(plain)@jpg",
          "/insecure/ssb:50/q:80/\(plain)@jpg"),
@@ -125,6 +133,17 @@ struct ThumbnailKeyTests {
         ("quality with the source's format", "/insecure/q:80/\(plain)", "/insecure/\(plain)"),
         ("fq with the source's format", "/insecure/fq:webp:50/\(plain)", "/insecure/\(plain)"),
         ("max bytes", "/insecure/mb:1000/\(plain)", "/insecure/\(plain)"),
+        ("autoquality on", "/insecure/aq:dssim/\(plain)@jpg", "/insecure/\(plain)@jpg"),
+        ("autoquality method", "/insecure/aq:dssim:9000/\(plain)@jpg", "/insecure/aq:size:9000/\(plain)@jpg"),
+        ("autoquality target", "/insecure/aq:dssim:0.02/\(plain)@jpg", "/insecure/aq:dssim:0.03/\(plain)@jpg"),
+        ("autoquality minimum", "/insecure/aq:dssim:0.02:60/\(plain)@jpg", "/insecure/aq:dssim:0.02:70/\(plain)@jpg"),
+        ("autoquality maximum", "/insecure/aq:dssim:0.02:70:80/\(plain)@webp",
+         "/insecure/aq:dssim:0.02:70:85/\(plain)@webp"),
+        ("autoquality bounds with the source's format", "/insecure/aq:dssim/\(plain)", "/insecure/aq:dssim::60/\(plain)"),
+        ("subsample_below within autoquality's range", "/insecure/aq:dssim:0.02:70:95/ssb:90/\(plain)@jpg",
+         "/insecure/aq:dssim:0.02:70:95/ssb:95/\(plain)@jpg"),
+        ("dssim's allowed error", "/insecure/aq:dssim:0.02:70:80:0.001/\(plain)@jpg",
+         "/insecure/aq:dssim:0.02:70:80:0.002/\(plain)@jpg"),
         ("subsample_below at the JPEG's quality", "/insecure/ssb:0/\(plain)@jpg", "/insecure/\(plain)@jpg"),
         ("subsample_below with the source's format", "/insecure/ssb:0/\(plain)", "/insecure/\(plain)"),
         ("subsample_below at a quality max_bytes lowers to", "/insecure/q:95/mb:1000/ssb:80/\(plain)@jpg",
@@ -178,6 +197,16 @@ struct ThumbnailKeyTests {
         for _ in 0..<20 {
             #expect(try Self.key(path).canonical == canonical)
         }
+    }
+
+    @Test func keysWithoutAutoqualityAreWhatTheyWereBeforeIt() throws {
+        // Stored thumbnails keep their keys: autoquality adds a field only where it is on
+        let key = try Self.key("/insecure/rs:fill:300:200/q:70/\(Self.plain)@png")
+
+        #expect(key.canonical == "v2|39:http://example.com/images/curiosity.jpg|rt:fill|s:300:200|min:0:0|z:1.0:1.0|dpr:1.0|"
+            + "el:0|ex:-|exar:-|g:ce:0.0:0.0|c:-|t:-|pd:0:0:0:0|ar:1|rot:0|fl:0:0|bg:-|bl:0.0|sh:0.5|pix:0|wm:-|sm:1:1|"
+            + "scp:1|f:png|q:-|mb:0|skp:|cb:0:|msr:-|msfs:-|maf:-|mrd:-")
+        #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0:ssb90"))
     }
 
     @Test func textFieldsCannotPassForOtherFields() throws {

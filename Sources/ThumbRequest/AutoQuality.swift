@@ -1,0 +1,69 @@
+import ThumbRuntime
+
+/// imgproxy Pro's autoquality: the encoder's quality chosen per image, between a minimum and a
+/// maximum, by a target: `size` takes the largest quality whose file fits `target` bytes (the
+/// minimum when none does), `dssim` the lowest whose DSSIM against the unencoded thumbnail is
+/// at most `target` (the maximum when none is). Only JPEG and WebP stills are searched: PNG and GIF
+/// ignore quality, an animation keeps its quality, and AVIF, as ImageMagick 6 writes it here, is
+/// the same file at every quality. The defaults are imgproxy's settings'.
+public struct AutoQuality: Sendable, Hashable {
+    public enum Method: String, Sendable, CaseIterable {
+        case none, size, dssim
+    }
+
+    public var method = Method.none
+    /// Bytes for `size`, a DSSIM for `dssim`.
+    public var target = 0.02
+    public var minQuality = 70
+    public var maxQuality = 80
+    /// Per-format bounds over `minQuality` and `maxQuality` (AVIF's scale is not JPEG's).
+    public var formatMinQuality: [ImageFormat: Int] = [.avif: 60]
+    public var formatMaxQuality: [ImageFormat: Int] = [.avif: 65]
+    /// `dssim` stops searching once a quality's DSSIM is this close to the target.
+    public var allowedError = 0.002
+    /// Megapixels of the result above which autoquality is not used; 0: no limit.
+    public var maxResolution = 0.0
+
+    public init() {}
+
+    /// The qualities searched for `format`; a minimum above the maximum is the maximum alone.
+    public func qualities(for format: ImageFormat) -> ClosedRange<Int> {
+        let upper = formatMaxQuality[format] ?? maxQuality
+        return min(formatMinQuality[format] ?? minQuality, upper)...upper
+    }
+
+    /// Whether a still of `width` x `height` in `format` has its quality searched.
+    public func applies(to format: ImageFormat, width: Int, height: Int) -> Bool {
+        guard method != .none, Self.searches(format) else { return false }
+        return maxResolution <= 0 || Double(width * height) <= maxResolution * 1_000_000
+    }
+
+    /// The formats whose quality is searched.
+    public static func searches(_ format: ImageFormat) -> Bool { format == .jpeg || format == .webp }
+
+    /// `autoquality:%method:%target:%min_quality:%max_quality:%allowed_error`, every argument
+    /// optional. A URL's minimum or maximum holds for every format, over the per-format settings.
+    mutating func apply(_ args: OptionArguments) throws(ThumbError) {
+        try args.expectCount(1...5)
+        if let name = args[0] {
+            if name == "ml" {
+                throw .invalidURL("\(args.name) method ml needs a neural network model, which thumbd does not run; "
+                    + "dssim is the same search without one")
+            }
+            guard let parsed = Method(rawValue: name) else {
+                throw args.invalid(0, "method", expected: Method.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            method = parsed
+        }
+        target = try args.decimal(1, .above(0, to: Double(ProcessingOptions.maxBytesLimit)), what: "target") ?? target
+        if let low = try args.integer(2, in: 1...100, what: "min_quality") {
+            minQuality = low
+            formatMinQuality = [:]
+        }
+        if let high = try args.integer(3, in: 1...100, what: "max_quality") {
+            maxQuality = high
+            formatMaxQuality = [:]
+        }
+        allowedError = try args.decimal(4, .from(0, to: 1), what: "allowed_error") ?? allowedError
+    }
+}

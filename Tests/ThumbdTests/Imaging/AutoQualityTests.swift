@@ -1,0 +1,174 @@
+import CMagickWand
+import Foundation
+import Testing
+@testable import ThumbImaging
+@testable import ThumbRequest
+
+/// The DSSIM autoquality scores with, and the search on real thumbnails: what it picks meets its
+/// target, and a simple picture gets a lower quality than a detailed photo.
+@Suite(.timeLimit(.minutes(2)))
+struct AutoQualityTests {
+    static let photos = TestPhotos.directory
+    static let detailed = "Kleiber_by_Lukas_Baubkus.jpg"
+    static let havePhoto = FileManager.default.fileExists(atPath: photos + "/" + detailed)
+
+    /// A 300x200 thumbnail of `source`, as the render leaves it before encoding.
+    static func thumbnail(_ source: [UInt8]) throws -> MagickImage {
+        TestImages.startImageMagick()
+        let image = MagickImage()
+        try image.read(source)
+        try image.thumbnail(width: 300, height: 200)
+        return image
+    }
+
+    static func photo() throws -> MagickImage {
+        try thumbnail([UInt8](try Data(contentsOf: URL(fileURLWithPath: photos + "/" + detailed))))
+    }
+
+    /// Soft gradients: little that a lower quality loses.
+    static func flat() throws -> MagickImage {
+        try thumbnail(TestImages.draw("gradient:#8090a0-#a0b0c0", width: 300, height: 200, format: .png))
+    }
+
+    /// Noise over a gradient: detail that costs bytes at every quality.
+    static func noisy(width: Int, height: Int) -> [UInt8] {
+        GoldenImages.render(width: width, height: height, background: "gradient:red-blue", format: .png) { wand in
+            MagickAddNoiseImage(wand, GaussianNoise)
+        }
+    }
+
+    /// As the render encodes: JPEG chroma by the default `subsample_below`.
+    static func encode(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> [UInt8] {
+        try image.encode(as: format, quality: quality, fullChroma: ProcessingOptions().keepsFullChroma(atQuality: quality))
+    }
+
+    static func search(_ image: MagickImage, _ format: ImageFormat, _ settings: AutoQuality) throws -> AutoQualitySearch.Result {
+        var options = ProcessingOptions()
+        options.autoQuality = settings
+        return try image.encodeSearchingQuality(as: format, options: options)
+    }
+
+    static func score(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> Double {
+        let decoded = try MagickImage.decodedPixels(try encode(image, format, quality: quality), format: format)
+        return DSSIM(reference: try image.rgbPixels()).score(decoded)
+    }
+
+    @Test func identicalImagesScoreZero() throws {
+        let pixels = try Self.flat().rgbPixels()
+
+        #expect(DSSIM(reference: pixels).score(pixels) < 1e-6)
+    }
+
+    @Test func moreNoiseScoresHigher() throws {
+        // Given a picture and two copies, one with a little noise and one with more
+        let image = try Self.thumbnail(Self.noisy(width: 300, height: 200))
+        let reference = try image.rgbPixels()
+        var light = reference.rgb, heavy = reference.rgb
+        var generator = SystemRandomNumberGenerator()
+        for index in light.indices {
+            let noise = Int.random(in: -4...4, using: &generator)
+            light[index] = UInt8(clamping: Int(light[index]) + noise)
+            heavy[index] = UInt8(clamping: Int(heavy[index]) + 5 * noise)
+        }
+
+        // When both are scored, then the more degraded copy is further
+        let dssim = DSSIM(reference: reference)
+        let lightScore = dssim.score(PixelBuffer(width: reference.width, height: reference.height, rgb: light))
+        let heavyScore = dssim.score(PixelBuffer(width: reference.width, height: reference.height, rgb: heavy))
+        #expect(lightScore > 0.0001)
+        #expect(heavyScore > 2 * lightScore, "\(lightScore) \(heavyScore)")
+    }
+
+    @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: [ImageFormat.jpeg, .webp])
+    func dssimFallsAsTheQualityRises(format: ImageFormat) throws {
+        let image = try Self.photo()
+
+        let scores = try [20, 40, 60, 75, 90].map { quality in try Self.score(image, format, quality: quality) }
+
+        #expect(zip(scores, scores.dropFirst()).allSatisfy { $0 > $1 }, "\(scores)")
+        #expect(scores.last! > 0)
+    }
+
+    @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: [ImageFormat.jpeg, .webp])
+    func dssimGivesASimplePictureALowerQualityThanADetailedPhotoAndMeetsItsTarget(format: ImageFormat) throws {
+        // Given autoquality over the whole range at a target between what the two need
+        var settings = AutoQuality()
+        (settings.method, settings.target, settings.allowedError) = (.dssim, 0.003, 0.0005)
+        (settings.minQuality, settings.maxQuality) = (30, 95)
+
+        // When each picture is searched
+        let photo = try Self.photo(), flat = try Self.flat()
+        let detailed = try Self.search(photo, format, settings)
+        let simple = try Self.search(flat, format, settings)
+
+        // Then the simple one gets less, and each meets the target where its maximum can
+        let (low, high) = (simple.chosen.quality, detailed.chosen.quality)
+        #expect(low < high, "flat \(low), photo \(high)")
+        for (image, quality) in [(photo, high), (flat, low)] where quality < 95 {
+            #expect(try Self.score(image, format, quality: quality) <= 0.003 + 0.0005, "q\(quality)")
+        }
+        #expect(detailed.chosen.encodes <= AutoQualitySearch.maxEncodes)
+    }
+
+    @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: [ImageFormat.jpeg, .webp])
+    func sizeTakesTheLargestQualityThatFits(format: ImageFormat) throws {
+        // Given a byte target between what q70 and q80 make of a photo
+        let image = try Self.photo()
+        let low = try Self.encode(image, format, quality: 70).count, high = try Self.encode(image, format, quality: 80).count
+        var settings = AutoQuality()
+        (settings.method, settings.target) = (.size, Double(low + high) / 2)
+
+        // When the search runs
+        let found = try Self.search(image, format, settings)
+
+        // Then the result fits, and one quality more would not (70...80 is searched exactly)
+        #expect(Double(found.bytes.count) <= settings.target)
+        #expect((70..<80).contains(found.chosen.quality))
+        #expect(Double(try Self.encode(image, format, quality: found.chosen.quality + 1).count) > settings.target)
+    }
+
+    @Test func whatIsUnderTransparentPixelsDoesNotCount() throws {
+        // Given a disc on transparency, whose hidden colours a WebP encoder does not keep
+        let disc = try Self.thumbnail(GoldenImages.disc(width: 300, height: 200, color: "seagreen", format: .png))
+        var settings = AutoQuality()
+        (settings.method, settings.target, settings.minQuality, settings.maxQuality) = (.dssim, 0.002, 40, 95)
+
+        // When its WebP quality is searched, then the target is met below the maximum (compared
+        // as they are, the hidden colours alone kept it out of reach at every quality)
+        let found = try Self.search(disc, .webp, settings)
+        #expect(found.chosen.quality < 95)
+        #expect((found.chosen.dssim ?? 1) <= 0.002, "q\(found.chosen.quality), DSSIM \(found.chosen.dssim ?? -1)")
+    }
+
+    @Test func onlyLossyStillsHaveTheirQualitySearched() throws {
+        // Given a PNG asked for with autoquality: it is encoded as without
+        let source = Self.noisy(width: 300, height: 200)
+        var options = ProcessingOptions()
+        options.format = .png
+        let plain = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        options.autoQuality.method = .size
+        options.autoQuality.target = 10
+
+        let searched = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+
+        #expect(searched.bytes == plain.bytes)
+    }
+
+    @Test func maxBytesStillAppliesAfterTheSearch() throws {
+        // Given a dssim target that wants q95 and a byte limit below what q95 makes
+        let source = Self.noisy(width: 600, height: 400)
+        var options = ProcessingOptions()
+        options.format = .jpeg
+        options.autoQuality.method = .dssim
+        (options.autoQuality.target, options.autoQuality.minQuality, options.autoQuality.maxQuality) = (0.00001, 90, 95)
+        let unlimited = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        options.maxBytes = unlimited.bytes.count / 2
+
+        let limited = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+
+        #expect(limited.bytes.count <= options.maxBytes)
+    }
+}

@@ -1,0 +1,185 @@
+"""bench/quality's autoquality rows (issue #35 part 3): aq:dssim over the corpus against fixed q80.
+
+Calibration: every thumbd encode bench/quality scores with SSIMULACRA2 is made again through
+`aq:dssim:1:q:q` (one encode at q, the same bytes, its DSSIM printed by `thumbd render`); the
+Spearman rank correlation of DSSIM with SSIMULACRA2 over those encodes says whether thumbd's
+DSSIM orders encodes as the independent metric does (it should be strongly negative).
+
+Autoquality: each photo rendered with `aq:dssim:T:MIN:MAX:T/10` for each target T, scored
+against thumbd's own lossless fill. The target kept is the largest whose median and worst
+SSIMULACRA2 are at least fixed q80's; its total bytes over q80's, and its render CPU over a
+fixed-quality render's (each the least of REPEATS renders, from the CPU `thumbd render` prints:
+the process's CPU from decode to encode, so the ratio is an upper bound of a whole miss's, which
+adds the same fetch and store to both), are checked against the issue's targets.
+
+Oracle: the same rule with SSIMULACRA2 itself as the metric (each photo at the lowest quality of
+bench/quality's grid, up to MAX, that scores at least S), at the S with the fewest bytes that
+keeps q80's median and worst: what any one target of any metric can save on this corpus.
+"""
+
+import re
+import statistics
+from pathlib import Path
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+
+from ssimulacra2 import compute_ssimulacra2
+
+FIXED = 80
+BOUNDS = (40, 95)
+TARGETS = [0.006, 0.008, 0.01, 0.012, 0.014, 0.016, 0.02]
+QUICK_TARGETS = [0.008, 0.012]
+REPEATS = 2
+BYTES_TARGET = 0.80
+CPU_TARGET = 2.5
+RENDERED = re.compile(r"(?:autoquality q(?P<q>\d+) after (?P<encodes>\d+) encodes(?:, DSSIM (?P<dssim>[\d.]+))?, )?"
+                      r"rendered in [\d.]+ ms \(CPU (?P<cpu>[\d.]+) ms\)")
+
+
+def parsed(output):
+    match = RENDERED.search(output)
+    if not match:
+        raise RuntimeError(f"thumbd render said: {output!r}")
+    return {"cpu": float(match["cpu"]), "q": int(match["q"] or 0), "encodes": int(match["encodes"] or 0),
+            "dssim": float(match["dssim"]) if match["dssim"] else None}
+
+
+def ranks(values):
+    order = sorted(range(len(values)), key=values.__getitem__)
+    result = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for index in order[start:end + 1]:
+            result[index] = (start + end) / 2
+        start = end + 1
+    return result
+
+
+def spearman(xs, ys):
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = statistics.fmean(rx), statistics.fmean(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    return cov / (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+
+
+def measure(args, photos, qualities, formats, extensions, results, render, size_of):
+    """{fmt: {"spearman", "fixed": {photo: run}, T: {photo: run}}}; a run has bytes, score, cpu, q."""
+    work = Path(args.work)
+    targets = QUICK_TARGETS if args.quick else TARGETS
+    jobs, calibration, runs = [], [], {}
+
+    def job(key, photo, options, out):
+        def run():
+            runs[key] = parsed(render(args.thumbd, photo, out, options)) | {"out": out, "photo": photo}
+        jobs.append(run)
+
+    for photo in photos:
+        stem = work / photo.stem
+        for fmt in formats:
+            ext = extensions[fmt]
+            for q in qualities:
+                calibration.append((fmt, photo.name, q))
+                job(("cal", fmt, photo.name, q), photo, f"aq:dssim:1:{q}:{q}", f"{stem}.aqcal.q{q}.{ext}")
+            for repeat in range(REPEATS):
+                job(("fixed", fmt, photo.name, repeat), photo, f"q:{FIXED}", f"{stem}.aqfixed.{ext}")
+            for target in targets:
+                for repeat in range(REPEATS):
+                    options = f"aq:dssim:{target}:{BOUNDS[0]}:{BOUNDS[1]}:{target / 10}"
+                    job(("aq", fmt, photo.name, target, repeat), photo, options, f"{stem}.aq{target}.{ext}")
+    # CPU time is each process's own: renders may run side by side.
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for future in [pool.submit(j) for j in jobs]:
+            future.result()
+
+    scored = [key for key in runs if key[0] == "aq" and key[-1] == 0]
+    with ProcessPoolExecutor(args.jobs) as pool:
+        scores = list(pool.map(compute_ssimulacra2, [f"{work / runs[k]['photo'].stem}.thumbd.png" for k in scored],
+                               [runs[k]["out"] for k in scored], chunksize=4))
+    score_of = dict(zip(scored, scores))
+
+    measured = {}
+    for fmt in formats:
+        # A curve's points are (quality, bytes, lossless, score).
+        fixed_scores = {name: s for name, curve in results[("thumbd", fmt)].items() for q, _, _, s in curve if q == FIXED}
+        fixed_bytes = {name: b for name, curve in results[("thumbd", fmt)].items() for q, b, _, _ in curve if q == FIXED}
+        pairs = [(runs[("cal", fmt, name, q)]["dssim"], s) for (f, name, q) in calibration if f == fmt
+                 for cq, _, _, s in results[("thumbd", fmt)][name] if cq == q]
+        entry = {"curves": results[("thumbd", fmt)], "spearman": spearman([p[0] for p in pairs], [p[1] for p in pairs]), "encodes": len(pairs),
+                 "fixed": {name: {"bytes": fixed_bytes[name], "score": fixed_scores[name],
+                                  "cpu": min(runs[("fixed", fmt, name, r)]["cpu"] for r in range(REPEATS)), "q": FIXED}
+                           for name in fixed_scores}}
+        for target in targets:
+            entry[target] = {name: {"bytes": size_of(runs[("aq", fmt, name, target, 0)]["out"])[0],
+                                    "score": score_of[("aq", fmt, name, target, 0)],
+                                    "cpu": min(runs[("aq", fmt, name, target, r)]["cpu"] for r in range(REPEATS)),
+                                    "q": runs[("aq", fmt, name, target, 0)]["q"],
+                                    "encodes": runs[("aq", fmt, name, target, 0)]["encodes"]}
+                             for name in fixed_scores}
+        measured[fmt] = entry
+    return measured
+
+
+def summary(runs):
+    scores = [r["score"] for r in runs.values()]
+    return {"median": statistics.median(scores), "worst": min(scores), "bytes": sum(r["bytes"] for r in runs.values()),
+            "cpu": sum(r["cpu"] for r in runs.values()), "q": statistics.fmean(r["q"] for r in runs.values()),
+            "encodes": statistics.fmean(r.get("encodes", 1) for r in runs.values())}
+
+
+def best_oracle(curves, fixed):
+    """(S, bytes ratio, median, worst) of the cheapest score target that keeps q80's median and worst."""
+    best = None
+    for target in range(30, 96):
+        picks = []
+        for curve in curves.values():
+            allowed = sorted(point for point in curve if point[0] <= BOUNDS[1])
+            picks.append(next((p for p in allowed if p[3] >= target), allowed[-1]))
+        median, worst = statistics.median(p[3] for p in picks), min(p[3] for p in picks)
+        ratio = sum(p[1] for p in picks) / fixed["bytes"]
+        if median >= fixed["median"] and worst >= fixed["worst"] and (best is None or ratio < best[1]):
+            best = (target, ratio, median, worst)
+    return best
+
+
+def report(measured, formats):
+    lines, failures = ["### Autoquality", "",
+                       f"`aq:dssim:T:{BOUNDS[0]}:{BOUNDS[1]}:T/10` against fixed q{FIXED}; CPU is render CPU, "
+                       f"the least of {REPEATS} renders, summed over the photos.", ""], []
+    for fmt in formats:
+        entry = measured[fmt]
+        fixed = summary(entry["fixed"])
+        lines += [f"{fmt.upper()}: Spearman correlation of thumbd's DSSIM with SSIMULACRA2 over {entry['encodes']} "
+                  f"encodes: {entry['spearman']:.3f}", "",
+                  "| run | median / worst score | bytes (x q80) | CPU (x q80) | mean q, encodes |",
+                  "| --- | --- | --- | --- | --- |",
+                  f"| q{FIXED} | {fixed['median']:.1f} / {fixed['worst']:.1f} | {fixed['bytes']} | "
+                  f"{fixed['cpu']:.0f} ms | {FIXED}, 1 |"]
+        kept = None
+        for target in sorted(t for t in entry if isinstance(t, float)):  # the targets; the other keys are text
+            run = summary(entry[target])
+            meets = run["median"] >= fixed["median"] and run["worst"] >= fixed["worst"]
+            if meets:
+                kept = (target, run)
+            lines.append(f"| dssim {target} | {run['median']:.1f} / {run['worst']:.1f}{' (>= q80)' if meets else ''} | "
+                         f"{run['bytes']} ({run['bytes'] / fixed['bytes']:.3f}x) | "
+                         f"{run['cpu']:.0f} ms ({run['cpu'] / fixed['cpu']:.2f}x) | {run['q']:.1f}, {run['encodes']:.1f} |")
+        oracle = best_oracle(entry["curves"], fixed)
+        lines += ["", "Oracle, SSIMULACRA2 as the target: " + (
+            f"at best {oracle[1]:.3f}x q{FIXED}'s bytes (S = {oracle[0]}, median {oracle[2]:.1f}, worst {oracle[3]:.1f})."
+            if oracle else f"no score target keeps q{FIXED}'s median and worst.")]
+        if kept is None:
+            failures.append(f"{fmt} autoquality: no target keeps q{FIXED}'s median and worst score")
+        else:
+            target, run = kept
+            bytes_ratio, cpu_ratio = run["bytes"] / fixed["bytes"], run["cpu"] / fixed["cpu"]
+            lines += ["", f"Kept: dssim {target}: {bytes_ratio:.3f}x q{FIXED}'s bytes (target {BYTES_TARGET}x), "
+                          f"{cpu_ratio:.2f}x its CPU (target {CPU_TARGET}x)."]
+            if bytes_ratio > BYTES_TARGET:
+                failures.append(f"{fmt} autoquality dssim {target}: {bytes_ratio:.3f}x q{FIXED}'s bytes, "
+                                f"target {BYTES_TARGET}x")
+            if cpu_ratio > CPU_TARGET:
+                failures.append(f"{fmt} autoquality dssim {target}: {cpu_ratio:.2f}x q{FIXED}'s CPU, target {CPU_TARGET}x")
+        lines.append("")
+    return lines, failures
