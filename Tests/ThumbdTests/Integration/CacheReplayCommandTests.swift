@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `thumbd cache replay`: exactly two lines on stdout, with ratios counted by hand.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)))
 struct CacheReplayCommandTests {
     /// Two thumbnails asked for twice, a crawler's five, then the two again: 1000-byte files (two
     /// 512-byte blocks each), and 3500 bytes with a low water of 99 % hold three. lru: the crawler
