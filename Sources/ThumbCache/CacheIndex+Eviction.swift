@@ -20,10 +20,53 @@ extension CacheIndex {
                      entries: max(0, total.entries - entries) * Int(EvictionPolicy.probationPercent) / 100)
         let beyond = (bytes: min(bytes, held.bytes > share.bytes ? held.bytes - share.bytes : 0),
                       entries: min(entries, max(0, held.entries - share.entries)))
-        let first = oldestKeys(freeing: beyond, now: now, among: Self.onProbation)
-        let rest = (bytes: bytes > first.freed.bytes ? bytes - first.freed.bytes : 0, entries: max(0, entries - first.freed.entries))
-        guard rest.bytes > 0 || rest.entries > 0 else { return first.keys }
-        return first.keys.union(oldestKeys(freeing: rest, now: now) { !first.keys.contains($0.keyHash) }.keys)
+        let candidates = oldestKeys(freeing: beyond, now: now, among: Self.onProbation)
+        let rest = (bytes: bytes > candidates.freed.bytes ? bytes - candidates.freed.bytes : 0,
+                    entries: max(0, entries - candidates.freed.entries))
+        // The least recently used of the rest: as many as the rest needs go anyway, and each of
+        // the next may go instead of a candidate asked for more often (TinyLFU's admission).
+        let main = oldestKeys(freeing: (rest.bytes &+ candidates.freed.bytes, rest.entries + candidates.freed.entries),
+                              now: now) { !candidates.keys.contains($0.keyHash) }
+        return admit(candidates.keys, against: main.keys, after: rest, now: now)
+    }
+
+    /// Pairs the candidates with main's victims, each side oldest first, once the oldest of main
+    /// have freed `rest`; of a pair, the key the sketch counts fewer requests for goes (a tie
+    /// sends the candidate), and a candidate that stays is served from now on, off probation.
+    private func admit(_ candidates: Set<UInt64>, against main: Set<UInt64>, after rest: (bytes: UInt64, entries: Int),
+                       now: UInt64) -> Set<UInt64> {
+        let mapping = current
+        var keys: [UInt64: (lastUsed: UInt64, bytes: UInt64, entries: Int)] = [:]
+        forEachSettled(mapping) { entry in
+            guard candidates.contains(entry.keyHash) || main.contains(entry.keyHash) else { return }
+            let key = keys[entry.keyHash, default: (0, 0, 0)]
+            keys[entry.keyHash] = (max(key.lastUsed, entry.lastUsed), key.bytes &+ entry.bytes, key.entries + 1)
+        }
+        let oldestFirst = { (a: UInt64, b: UInt64) in keys[a, default: (0, 0, 0)].lastUsed < keys[b, default: (0, 0, 0)].lastUsed }
+        let victims = main.sorted(by: oldestFirst)
+        var evicted = Set<UInt64>()
+        var next = 0
+        var freed = (bytes: UInt64(0), entries: 0)
+        while next < victims.count, freed.bytes < rest.bytes || freed.entries < rest.entries {
+            let key = keys[victims[next], default: (0, 0, 0)]
+            freed = (freed.bytes &+ key.bytes, freed.entries + key.entries)
+            evicted.insert(victims[next])
+            next += 1
+        }
+        var promoted = Set<UInt64>()
+        for candidate in candidates.sorted(by: oldestFirst) {
+            if next < victims.count, uses.estimate(candidate) > uses.estimate(victims[next]) {
+                evicted.insert(victims[next])
+                promoted.insert(candidate)
+                next += 1
+            } else {
+                evicted.insert(candidate)
+            }
+        }
+        for slot in 0..<mapping.slotsInUse where promoted.contains(mapping.entry(slot).keyHash) {
+            mapping.storeRelaxed(now, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
+        }
+        return evicted
     }
 
     /// Not served since it was stored: nginx reported no hit, so its last use is its creation.

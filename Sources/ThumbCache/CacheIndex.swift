@@ -40,6 +40,8 @@ public final class CacheIndex: @unchecked Sendable {
     private var storedHandler: (@Sendable () -> Void)?
     /// Every slot is checked once after start, in the background (`checkSlotsAfterStart`).
     private var slotsUnchecked: Bool
+    /// How often each key was asked for, stored or not, beside the index: eviction's admission.
+    let uses: FrequencySketch
 
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
     /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
@@ -67,6 +69,7 @@ public final class CacheIndex: @unchecked Sendable {
             scanWanted = true
             slotsUnchecked = false
         }
+        uses = try FrequencySketch(path: path + ".uses", capacity: _current.layout.capacity)
         // What a process that died mid-change left is repaired on taking the lock; the rest of
         // the slots are checked after start, so thumbd serves at once whatever the index's size
         // (1,000,000 entries took 0.52 s to check).
@@ -97,6 +100,7 @@ public final class CacheIndex: @unchecked Sendable {
         scanWanted = false
         slotsUnchecked = false
         mayRebuild = false
+        uses = try FrequencySketch(capacity: mapping.layout.capacity)
     }
 
     var current: IndexMapping {
@@ -156,6 +160,7 @@ public final class CacheIndex: @unchecked Sendable {
         let mapping = current
         guard let slot = mapping.findSlot(hash, matchingPath: nil) else { return false }
         mapping.storeRelaxed(time, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
+        uses.increment(mapping.load(mapping.layout.slotOffset(slot) + IndexLayout.Slot.keyHash) as UInt64)
         return true
     }
 
@@ -207,8 +212,10 @@ public final class CacheIndex: @unchecked Sendable {
 
     /// Counts the file before `publish` puts it at its path, then settles the entry with what is
     /// on disk. When the index has no room, nothing is published. A crash between the two leaves
-    /// a pending entry that the next holder of the lock settles the same way.
+    /// a pending entry that the next holder of the lock settles the same way. A rendered file is
+    /// a miss, which the sketch counts as a request (a link is the same request's second path).
     public func store(_ record: Record, publish: () throws(ThumbError) -> Void) throws(ThumbError) {
+        if !record.isLink { uses.increment(record.keyHash) }
         try withLock { mapping throws(ThumbError) in try reserveLocked(mapping, record) }
         defer {
             do throws(ThumbError) {

@@ -26,6 +26,14 @@ static inline uint64_t cshm_add_relaxed(uint64_t *address, uint64_t value) {
     return __atomic_add_fetch(address, value, __ATOMIC_RELAXED);
 }
 
+static inline uint8_t cshm_load_byte_relaxed(const uint8_t *address) {
+    return __atomic_load_n(address, __ATOMIC_RELAXED);
+}
+
+static inline void cshm_store_byte_relaxed(uint8_t *address, uint8_t value) {
+    __atomic_store_n(address, value, __ATOMIC_RELAXED);
+}
+
 /// An exclusive lock on one byte of the file, owned by the open file description, so closing
 /// another descriptor of the same file elsewhere in the process does not drop it. Waits when
 /// `wait` is non-zero. Returns fcntl's result (-1 with errno on failure).

@@ -55,17 +55,38 @@ struct EvictionPolicyTests {
     }
 
     @Test func aNewThumbnailKeepsItsChanceWhileProbationHoldsLessThanItsShare() throws {
-        // Given twenty thumbnails served again, then one new one
+        // Given two hundred thumbnails served again, then one new one
         let index = try index()
-        for key in UInt64(1)...20 { try store(index, key) }
-        for key in UInt64(1)...20 { hit(index, key) }
-        try store(index, 21)
+        for key in UInt64(1)...200 { try store(index, key) }
+        for key in UInt64(1)...200 { hit(index, key) }
+        try store(index, 201)
 
         // When three must go
         let victims = index.keysToEvict(bytes: 3 * 4096, entries: 0, policy: .probation, now: clock.now)
 
-        // Then the new one stays (probation may keep a tenth), and the least recently used go
+        // Then the new one stays (probation may keep a hundredth), and the least recently used go
         #expect(victims == [1, 2, 3])
+    }
+
+    @Test func aKeyAskedForOftenBeforeItWasEvictedStaysOverNewerSingleRequests() throws {
+        // Given ten thumbnails served again once, key 1 served four times and then evicted,
+        // key 1 stored again (its history is still counted), then four a crawler asked for once
+        let index = try index()
+        for key in UInt64(2)...11 { try store(index, key) }
+        for key in UInt64(2)...11 { hit(index, key) }
+        try store(index, 1)
+        for _ in 0..<4 { hit(index, 1) }
+        #expect(try index.remove { $0.keyHash == 1 }.files == 1)
+        try store(index, 1)
+        for key in UInt64(12)...15 { try store(index, key) }
+
+        // When five must go
+        let victims = index.keysToEvict(bytes: 0, entries: 5, policy: .probation, now: clock.now)
+
+        // Then key 1 meets the least recently used served again and stays, off probation, in its
+        // place; the crawler's four meet one asked for twice and go
+        #expect(victims == [2, 12, 13, 14, 15])
+        #expect(try index.entries().filter { $0.keyHash == 1 }.allSatisfy { $0.lastUsed > $0.created })
     }
 
     @Test func aKeyWithOneFileServedAgainIsNotOnProbation() throws {
