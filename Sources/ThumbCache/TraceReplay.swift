@@ -81,17 +81,14 @@ public struct TraceReplay {
             let path = Self.path(request.key)
             result.requests += 1
             result.bytes &+= request.bytes
-            if index.touch(hash: FNV1a.hash64(path.utf8), at: tick.load(ordering: .relaxed)) {
-                if result.requests % progressEvery == 0 { progress(result.requests) }
-                continue
-            }
+            defer { if result.requests % progressEvery == 0 { progress(result.requests) } }
+            if index.touch(hash: FNV1a.hash64(path.utf8), at: tick.load(ordering: .relaxed)) { continue }
             result.misses += 1
             result.missedBytes &+= request.bytes
             let record = CacheIndex.Record(path: path, keyHash: Self.keyHash(request.key), sourceHash: 0,
                                            bytes: Int(clamping: request.bytes), isLink: false)
             try index.store(record) { () throws(ThumbError) in disk.create(path, bytes: request.bytes) }
             if evictor.overrun != .within { try evictor.runOnce() }
-            if result.requests % progressEvery == 0 { progress(result.requests) }
         }
         let current = index.current
         result.kept = kept.count { current.findSlot(FNV1a.hash64(Self.path($0).utf8), matchingPath: nil) != nil }
