@@ -289,7 +289,7 @@ public final class CacheIndex: @unchecked Sendable {
             hitsReported: mapping.loadRelaxed(H.hitsReported), hitsSince: mapping.loadRelaxed(H.hitsSince),
             keysEvicted: mapping.loadRelaxed(H.keysEvicted), bytesEvicted: mapping.loadRelaxed(H.bytesEvicted),
             maxBytes: mapping.load(H.maxBytes), maxEntries: mapping.count(H.maxEntries),
-            fileSize: mapping.layout.fileSize
+            fileSize: mapping.layout.fileSize + uses.fileSize
         )
     }
 
@@ -308,10 +308,11 @@ public final class CacheIndex: @unchecked Sendable {
         public let bytesEvicted: UInt64
         public let maxBytes: UInt64
         public let maxEntries: Int
-        /// The index file's size, all of it allocated when it was made.
+        /// The index file's size and its frequency sketch's (`<index>.uses`), all of both allocated
+        /// when they were made.
         public let fileSize: Int
 
-        /// Everything the cache takes on disk: files, directories and the index.
+        /// Everything the cache takes on disk: files, directories, the index and its sketch.
         public var diskBytes: UInt64 { bytes &+ directoryBytes &+ UInt64(fileSize) }
     }
 
