@@ -5,45 +5,59 @@ import ThumbRuntime
 extension CacheIndex {
     /// The keys to remove, in the order `policy` takes them, so that at least `bytes` and
     /// `entries` go: a key's files go together. Read without the lock: an entry changing meanwhile
-    /// only makes the choice a little off, and removal checks each entry again.
+    /// only makes the choice a little off, and removal checks each entry again. Under `probation`,
+    /// the keys let out of probation are marked so, under the lock.
     public func keysToEvict(bytes: UInt64, entries: Int, policy: EvictionPolicy,
-                            now: UInt64 = Clock.milliseconds()) -> Set<UInt64> {
+                            now: UInt64 = Clock.milliseconds()) throws(ThumbError) -> Set<UInt64> {
         guard policy == .probation else { return oldestKeys(freeing: (bytes, entries), now: now) { _ in true }.keys }
-        // Probation keeps its share of what stays; what it holds beyond that goes first.
+        // Probation keeps its share of what stays; the least recently used of what it holds
+        // beyond that leave it, each either admitted or evicted.
+        let onProbation = keysOnProbation()
         var total = (bytes: UInt64(0), entries: 0)
         var held = (bytes: UInt64(0), entries: 0)
         forEachSettled(current) { entry in
             total = (total.bytes &+ entry.bytes, total.entries + 1)
-            if Self.onProbation(entry) { held = (held.bytes &+ entry.bytes, held.entries + 1) }
+            if onProbation.contains(entry.keyHash) { held = (held.bytes &+ entry.bytes, held.entries + 1) }
         }
         let share = (bytes: (total.bytes > bytes ? total.bytes - bytes : 0) / 100 * EvictionPolicy.probationPercent,
                      entries: max(0, total.entries - entries) * Int(EvictionPolicy.probationPercent) / 100)
-        let beyond = (bytes: min(bytes, held.bytes > share.bytes ? held.bytes - share.bytes : 0),
-                      entries: min(entries, max(0, held.entries - share.entries)))
-        let candidates = oldestKeys(freeing: beyond, now: now, among: Self.onProbation)
+        let beyond = (bytes: held.bytes > share.bytes ? held.bytes - share.bytes : 0,
+                      entries: max(0, held.entries - share.entries))
+        let candidates = oldestKeys(freeing: beyond, now: now) { onProbation.contains($0.keyHash) }
+        // What the candidates cannot free comes from the rest's victims first (below);
+        // what they free beyond the need is room the rest has for them (a cache filling up).
         let rest = (bytes: bytes > candidates.freed.bytes ? bytes - candidates.freed.bytes : 0,
                     entries: max(0, entries - candidates.freed.entries))
-        // The least recently used of the rest: as many as the rest needs go anyway, and each of
-        // the next may go instead of a candidate asked for more often (TinyLFU's admission).
-        let main = oldestKeys(freeing: (rest.bytes &+ candidates.freed.bytes, rest.entries + candidates.freed.entries),
-                              now: now) { !candidates.keys.contains($0.keyHash) }
-        return admit(candidates.keys, against: main.keys, after: rest, now: now)
+        let room = (bytes: candidates.freed.bytes > bytes ? candidates.freed.bytes - bytes : 0,
+                    entries: max(0, candidates.freed.entries - entries))
+        // Twice as many of the least recently used of the rest as are needed are the victims
+        // that each candidate may go instead of, when it is asked for more often (TinyLFU's
+        // admission).
+        let main = oldestKeys(freeing: (2 * (rest.bytes &+ candidates.freed.bytes), 2 * (rest.entries + candidates.freed.entries)),
+                              now: now) { !onProbation.contains($0.keyHash) }
+        let admission = admit(candidates.keys, against: main.keys, after: rest, room: room)
+        try markAdmitted(admission.admitted, winners: admission.winners, now: now)
+        return admission.evicted
     }
 
-    /// Pairs the candidates with main's victims, each side oldest first, once the oldest of main
-    /// have freed `rest`; of a pair, the key the sketch counts fewer requests for goes (a tie
-    /// sends the candidate), and a candidate that stays is served from now on, off probation.
+    /// Pairs the candidates with main's victims, once the victims have freed `rest` and the
+    /// candidates asked for most often have taken the `room`: the candidates oldest first, the
+    /// victims asked for least often first (the least recently used of a tie), as a sampled LFU
+    /// picks among LRU's tail; of a pair, the key the sketch counts fewer requests for goes (a tie
+    /// sends the candidate). Returns the keys to evict, the candidates admitted, and which of those
+    /// won a pair.
     private func admit(_ candidates: Set<UInt64>, against main: Set<UInt64>, after rest: (bytes: UInt64, entries: Int),
-                       now: UInt64) -> Set<UInt64> {
-        let mapping = current
+                       room: (bytes: UInt64, entries: Int))
+        -> (evicted: Set<UInt64>, admitted: Set<UInt64>, winners: Set<UInt64>) {
         var keys: [UInt64: (lastUsed: UInt64, bytes: UInt64, entries: Int)] = [:]
-        forEachSettled(mapping) { entry in
+        forEachSettled(current) { entry in
             guard candidates.contains(entry.keyHash) || main.contains(entry.keyHash) else { return }
             let key = keys[entry.keyHash, default: (0, 0, 0)]
             keys[entry.keyHash] = (max(key.lastUsed, entry.lastUsed), key.bytes &+ entry.bytes, key.entries + 1)
         }
-        let oldestFirst = { (a: UInt64, b: UInt64) in keys[a, default: (0, 0, 0)].lastUsed < keys[b, default: (0, 0, 0)].lastUsed }
-        let victims = main.sorted(by: oldestFirst)
+        let lastUsed = { (key: UInt64) in keys[key, default: (0, 0, 0)].lastUsed }
+        let estimates = Dictionary(uniqueKeysWithValues: candidates.union(main).map { ($0, uses.estimate($0)) })
+        let victims = main.sorted { (estimates[$0]!, lastUsed($0)) < (estimates[$1]!, lastUsed($1)) }
         var evicted = Set<UInt64>()
         var next = 0
         var freed = (bytes: UInt64(0), entries: 0)
@@ -53,24 +67,52 @@ extension CacheIndex {
             evicted.insert(victims[next])
             next += 1
         }
-        var promoted = Set<UInt64>()
-        for candidate in candidates.sorted(by: oldestFirst) {
-            if next < victims.count, uses.estimate(candidate) > uses.estimate(victims[next]) {
+        var admitted = Set<UInt64>()
+        var taken = (bytes: UInt64(0), entries: 0)
+        // Room goes to the candidates asked for most often, the most recently used of a tie.
+        for candidate in candidates.sorted(by: { (estimates[$0]!, lastUsed($0)) > (estimates[$1]!, lastUsed($1)) }) {
+            let key = keys[candidate, default: (0, 0, 0)]
+            guard taken.bytes &+ key.bytes <= room.bytes, taken.entries + key.entries <= room.entries else { break }
+            taken = (taken.bytes &+ key.bytes, taken.entries + key.entries)
+            admitted.insert(candidate)
+        }
+        var winners = Set<UInt64>()
+        for candidate in candidates.subtracting(admitted).sorted(by: { lastUsed($0) < lastUsed($1) }) {
+            if next < victims.count, estimates[candidate]! > estimates[victims[next]]! {
                 evicted.insert(victims[next])
-                promoted.insert(candidate)
+                winners.insert(candidate)
                 next += 1
             } else {
                 evicted.insert(candidate)
             }
         }
-        for slot in 0..<mapping.slotsInUse where promoted.contains(mapping.entry(slot).keyHash) {
-            mapping.storeRelaxed(now, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
-        }
-        return evicted
+        return (evicted, admitted.union(winners), winners)
     }
 
-    /// Not served since it was stored: nginx reported no hit, so its last use is its creation.
-    static func onProbation(_ entry: IndexEntry) -> Bool { entry.lastUsed <= entry.created }
+    /// Lets `keys` out of probation. A winner of a pair joins the rest at its most recently used
+    /// end, as W-TinyLFU's admitted candidates do; one taken into room keeps its last use.
+    private func markAdmitted(_ keys: Set<UInt64>, winners: Set<UInt64>, now: UInt64) throws(ThumbError) {
+        guard !keys.isEmpty else { return }
+        try withLock { mapping in
+            for slot in 0..<mapping.slotsInUse {
+                var entry = mapping.entry(slot)
+                guard entry.state == .used, keys.contains(entry.keyHash), mapping.slotIsIntact(slot) else { continue }
+                entry.admitted = true
+                if winners.contains(entry.keyHash) { entry.lastUsed = max(entry.lastUsed, now) }
+                mapping.write(entry, at: slot)
+            }
+        }
+    }
+
+    /// The keys none of whose files eviction has let out of probation yet: a hit only makes a file
+    /// recently used, and a new variant of a key let out is not on probation. As many keys as
+    /// probation holds, except while a new cache fills.
+    private func keysOnProbation() -> Set<UInt64> {
+        var keys = Set<UInt64>()
+        forEachSettled(current) { if !$0.admitted { keys.insert($0.keyHash) } }
+        forEachSettled(current) { if $0.admitted { keys.remove($0.keyHash) } }
+        return keys
+    }
 
     /// Of the keys whose every file `among` takes, the least recently used, so that at least
     /// `need` goes; a key is as recent as the latest use of any of its files.

@@ -461,6 +461,8 @@ public struct IndexEntryView: Sendable {
     public let created: UInt64
     public let lastUsed: UInt64
     public let isLink: Bool
+    /// Let out of probation by eviction (EvictionPolicy.probation).
+    public let isAdmitted: Bool
     public let isSettled: Bool
 
     init(_ entry: IndexEntry, path: String) {
@@ -471,6 +473,7 @@ public struct IndexEntryView: Sendable {
         created = entry.created
         lastUsed = entry.lastUsed
         isLink = entry.isLink
+        isAdmitted = entry.admitted
         isSettled = entry.state == .used
     }
 }

@@ -49,7 +49,7 @@ public final class Evictor: Sendable {
         }
         return try index.whileEvicting { () throws(ThumbError) in
             let started = DispatchTime.now()
-            let victims = index.keysToEvict(
+            let victims = try index.keysToEvict(
                 bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
                 entries: max(0, usage.entries - settings.lowWaterEntries),
                 policy: settings.evictionPolicy, now: index.clock()

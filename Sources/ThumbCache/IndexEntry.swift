@@ -22,6 +22,8 @@ struct IndexEntry: Equatable, Sendable {
     var state = State.free
     /// A hard link to a file another entry of the same key counts: its bytes are 0.
     var isLink = false
+    /// Eviction let it out of probation (EvictionPolicy.probation): its hits alone never do.
+    var admitted = false
     var ownerPID: UInt32 = 0
 }
 
@@ -34,7 +36,8 @@ extension IndexMapping {
             bytes: load(o + S.bytes), created: load(o + S.created), lastUsed: loadRelaxed(o + S.lastUsed),
             pathLength: load(o + S.pathLength),
             state: IndexEntry.State(rawValue: load(o + S.state)) ?? .free,
-            isLink: (load(o + S.flags) as UInt8) & 1 != 0, ownerPID: load(o + S.ownerPID)
+            isLink: (load(o + S.flags) as UInt8) & Flags.link != 0,
+            admitted: (load(o + S.flags) as UInt8) & Flags.admitted != 0, ownerPID: load(o + S.ownerPID)
         )
     }
 
@@ -44,6 +47,12 @@ extension IndexMapping {
         let start = base + layout.slotOffset(slot) + IndexLayout.Slot.path
         start.initializeMemory(as: UInt8.self, repeating: 0, count: IndexLayout.Slot.pathCapacity)
         path.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+
+    /// The bits of a slot's flags byte.
+    private enum Flags {
+        static let link: UInt8 = 1
+        static let admitted: UInt8 = 2
     }
 
     /// Writes every field and the checksum; called under the lock.
@@ -58,7 +67,7 @@ extension IndexMapping {
         storeRelaxed(entry.lastUsed, at: o + S.lastUsed)
         store(entry.pathLength, at: o + S.pathLength)
         store(entry.state.rawValue, at: o + S.state)
-        store(UInt8(entry.isLink ? 1 : 0), at: o + S.flags)
+        store((entry.isLink ? Flags.link : 0) | (entry.admitted ? Flags.admitted : 0), at: o + S.flags)
         store(entry.ownerPID, at: o + S.ownerPID)
         store(slotChecksum(slot), at: o + S.checksum)
     }

@@ -79,7 +79,7 @@ struct IndexLayout: Equatable {
         static let lastUsed = 40       // UInt64, milliseconds, written without the lock
         static let pathLength = 48     // UInt8
         static let state = 49          // UInt8
-        static let flags = 50          // UInt8
+        static let flags = 50          // UInt8: bit 0 a hard link, bit 1 admitted out of probation
         static let ownerPID = 52       // UInt32: who reserved or is evicting it
         static let checksum = 56       // UInt32, FNV-1a of bytes 0..<40, 48..<56 and the path
         static let path = 60           // the path relative to the cache root, zero-padded

@@ -61,7 +61,7 @@ struct HostileIndexTests {
         // When it is opened, listed, purged and evicted from
         let opened = try #require(try CacheIndex(existingAt: cache.indexPath, root: cache.root))
         let entries = try opened.entries()
-        for policy in EvictionPolicy.allCases { _ = opened.keysToEvict(bytes: 1 << 30, entries: 10, policy: policy) }
+        for policy in EvictionPolicy.allCases { _ = try opened.keysToEvict(bytes: 1 << 30, entries: 10, policy: policy) }
 
         // Then the damaged slot is dropped, and the other one stands
         #expect(entries.map(\.path) == [servedName("kept")])
