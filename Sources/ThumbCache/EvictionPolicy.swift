@@ -1,20 +1,21 @@
-/// Which keys eviction takes first. nginx reports every hit, so the index knows of each file
-/// whether it was served again after it was stored (its last use is later than its creation);
-/// a sketch beside it counts how often each key was asked for, evicted keys included.
+/// Which keys eviction takes first. nginx reports every hit, so the index knows when each file
+/// was last used; a sketch beside it counts how often each key was asked for, evicted keys included.
 public enum EvictionPolicy: String, Sendable, CaseIterable {
     /// Least recently used first, whatever a thumbnail's history: one crawler's pass over more
     /// thumbnails than the cache holds flushes everything people look at (nginx's proxy_cache does
     /// the same).
     case lru
-    /// S3-FIFO's split (SOSP 2023), kept with the index's last-use times: a thumbnail nobody asked
-    /// for again since it was stored is on probation, and probation may keep a hundredth of the cache.
-    /// Past that, each of the oldest on probation meets one of the least recently used of the rest,
-    /// and of the two the one asked for less often lately goes (W-TinyLFU's admission, counted in
-    /// FrequencySketch, misses of keys long evicted included); the other stays, off probation. A
+    /// W-TinyLFU (Caffeine), kept in the index: a new thumbnail is on probation, which may keep a
+    /// hundredth of the cache, least recently used first; hits keep it there, recently used. Past
+    /// that share each of probation's least recently used meets one of the rest's victims (of
+    /// twice as many of its least recently used as are needed, the one asked for least often), and
+    /// of the two the one asked for less often lately goes (counted in FrequencySketch, misses of
+    /// keys long evicted included); a candidate that stays is admitted, marked so in its slots. A
     /// crawler's thumbnails are asked for once, so they replace each other, not the hot set.
     case probation
 
     /// The share of the cache (bytes and entries after eviction) that probation keeps: W-TinyLFU's
-    /// window; 1 % missed fewest of 1, 5 and 10 % on bench/eviction's crawler traces.
+    /// window; on bench/eviction's crawler traces 1 % missed fewer than 3 % (and than 5 and 10 %
+    /// when hits still let a thumbnail out of probation).
     static let probationPercent: UInt64 = 1
 }

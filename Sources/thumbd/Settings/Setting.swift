@@ -78,12 +78,13 @@ public enum Setting: CaseIterable, Sendable {
         case .cacheEvictionPolicy:
             .init("CACHE_EVICTION_POLICY", .text, .field { $0.cache.evictionPolicy.rawValue },
                   "probation (scan-resistant) or lru: which thumbnails eviction takes first.",
-                  details: "Which thumbnails eviction takes first. `probation`: a thumbnail nginx has not served "
-                      + "again since it was stored is on probation, which keeps a hundredth of the cache; past that each "
-                      + "of the oldest on probation meets one of the least recently used of the rest, and the one "
-                      + "asked for less often lately goes (TinyLFU: every request counted in `<index>.uses`, "
-                      + "thumbnails long evicted included), so a crawler's single requests replace each other and "
-                      + "not what people look at (bench/EVICTION.md). `lru`: least recently used first.")
+                  details: "Which thumbnails eviction takes first. `probation`: a new thumbnail is on probation, "
+                      + "which keeps a hundredth of the cache, and nginx's hits keep it there; past that each of the "
+                      + "least recently used on probation meets a victim from the least recently used of the rest, "
+                      + "and the one asked for less often lately goes, the other staying, admitted (W-TinyLFU: every "
+                      + "request counted in `<index>.uses`, thumbnails long evicted included), so a crawler's single "
+                      + "requests replace each other and not what people look at (bench/EVICTION.md). `lru`: least "
+                      + "recently used first.")
         case .cacheHitsLog:
             .init("CACHE_HITS_LOG", .text, .described("<cache root>.hits.log"),
                   "The log of hits nginx appends to and thumbd reads.")
