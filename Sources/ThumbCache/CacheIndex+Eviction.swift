@@ -49,57 +49,64 @@ extension CacheIndex {
     private func admit(_ candidates: Set<UInt64>, against main: Set<UInt64>, after rest: (bytes: UInt64, entries: Int),
                        room: (bytes: UInt64, entries: Int))
         -> (evicted: Set<UInt64>, admitted: Set<UInt64>, winners: Set<UInt64>) {
-        var keys: [UInt64: (lastUsed: UInt64, bytes: UInt64, entries: Int)] = [:]
+        var keys: [UInt64: Contender] = [:]
         forEachSettled(current) { entry in
             guard candidates.contains(entry.keyHash) || main.contains(entry.keyHash) else { return }
-            let key = keys[entry.keyHash, default: (0, 0, 0)]
-            keys[entry.keyHash] = (max(key.lastUsed, entry.lastUsed), key.bytes &+ entry.bytes, key.entries + 1)
+            keys[entry.keyHash, default: Contender(key: entry.keyHash, estimate: uses.estimate(entry.keyHash))].add(entry)
         }
-        let lastUsed = { (key: UInt64) in keys[key, default: (0, 0, 0)].lastUsed }
-        let estimates = Dictionary(uniqueKeysWithValues: candidates.union(main).map { ($0, uses.estimate($0)) })
-        let victims = main.sorted { (estimates[$0]!, lastUsed($0)) < (estimates[$1]!, lastUsed($1)) }
+        // Sorted as arrays of what they are compared by: at a new cache's first eviction, a
+        // million candidates.
+        let victims = main.compactMap { keys[$0] }.sorted { ($0.estimate, $0.lastUsed) < ($1.estimate, $1.lastUsed) }
         var evicted = Set<UInt64>()
         var next = 0
         var freed = (bytes: UInt64(0), entries: 0)
         while next < victims.count, freed.bytes < rest.bytes || freed.entries < rest.entries {
-            let key = keys[victims[next], default: (0, 0, 0)]
-            freed = (freed.bytes &+ key.bytes, freed.entries + key.entries)
-            evicted.insert(victims[next])
+            freed = (freed.bytes &+ victims[next].bytes, freed.entries + victims[next].entries)
+            evicted.insert(victims[next].key)
             next += 1
         }
         var admitted = Set<UInt64>()
         var taken = (bytes: UInt64(0), entries: 0)
         // Room goes to the candidates asked for most often, the most recently used of a tie.
-        for candidate in candidates.sorted(by: { (estimates[$0]!, lastUsed($0)) > (estimates[$1]!, lastUsed($1)) }) {
-            let key = keys[candidate, default: (0, 0, 0)]
-            guard taken.bytes &+ key.bytes <= room.bytes, taken.entries + key.entries <= room.entries else { break }
-            taken = (taken.bytes &+ key.bytes, taken.entries + key.entries)
-            admitted.insert(candidate)
+        var contenders = candidates.compactMap { keys[$0] }.sorted { ($0.estimate, $0.lastUsed) > ($1.estimate, $1.lastUsed) }
+        for candidate in contenders {
+            guard taken.bytes &+ candidate.bytes <= room.bytes, taken.entries + candidate.entries <= room.entries else { break }
+            taken = (taken.bytes &+ candidate.bytes, taken.entries + candidate.entries)
+            admitted.insert(candidate.key)
         }
+        contenders.removeFirst(admitted.count)
         var winners = Set<UInt64>()
-        for candidate in candidates.subtracting(admitted).sorted(by: { lastUsed($0) < lastUsed($1) }) {
-            if next < victims.count, estimates[candidate]! > estimates[victims[next]]! {
-                evicted.insert(victims[next])
-                winners.insert(candidate)
+        for candidate in contenders.sorted(by: { $0.lastUsed < $1.lastUsed }) {
+            if next < victims.count, candidate.estimate > victims[next].estimate {
+                evicted.insert(victims[next].key)
+                winners.insert(candidate.key)
                 next += 1
             } else {
-                evicted.insert(candidate)
+                evicted.insert(candidate.key)
             }
         }
         return (evicted, admitted.union(winners), winners)
     }
 
     /// Lets `keys` out of probation. A winner of a pair joins the rest at its most recently used
-    /// end, as W-TinyLFU's admitted candidates do; one taken into room keeps its last use.
+    /// end, as W-TinyLFU's admitted candidates do; one taken into room keeps its last use. The
+    /// lock is taken a few thousand slots at a time, so stores wait for a batch, not for the index.
     private func markAdmitted(_ keys: Set<UInt64>, winners: Set<UInt64>, now: UInt64) throws(ThumbError) {
         guard !keys.isEmpty else { return }
-        try withLock { mapping in
-            for slot in 0..<mapping.slotsInUse {
-                var entry = mapping.entry(slot)
-                guard entry.state == .used, keys.contains(entry.keyHash), mapping.slotIsIntact(slot) else { continue }
-                entry.admitted = true
-                if winners.contains(entry.keyHash) { entry.lastUsed = max(entry.lastUsed, now) }
-                mapping.write(entry, at: slot)
+        var cursor = 0
+        var more = true
+        while more {
+            more = try withLock { mapping in
+                let end = min(mapping.slotsInUse, cursor + 4096)
+                for slot in cursor..<max(cursor, end) {
+                    var entry = mapping.entry(slot)
+                    guard entry.state == .used, keys.contains(entry.keyHash), mapping.slotIsIntact(slot) else { continue }
+                    entry.admitted = true
+                    if winners.contains(entry.keyHash) { entry.lastUsed = max(entry.lastUsed, now) }
+                    mapping.write(entry, at: slot)
+                }
+                cursor = end
+                return end < mapping.slotsInUse
             }
         }
     }
@@ -121,10 +128,12 @@ extension CacheIndex {
         var asked = need
         var chosen = (keys: Set<UInt64>(), freed: (bytes: UInt64(0), entries: 0))
         // A key kept for a newer file frees less than its older file counted: ask again for the rest.
+        // Asking again finds nothing more once a pass freed no more than the one before it.
         for _ in 0..<4 where asked.bytes > 0 || asked.entries > 0 {
+            let before = chosen.freed.entries
             chosen = keys(freeing: asked, now: now, among: among)
             guard chosen.freed.bytes < need.bytes || chosen.freed.entries < need.entries,
-                  chosen.freed.entries < usage.entries else { break }
+                  chosen.freed.entries < usage.entries, chosen.freed.entries > before else { break }
             asked = (asked.bytes &+ (need.bytes > chosen.freed.bytes ? need.bytes - chosen.freed.bytes : 0),
                      asked.entries + max(0, need.entries - chosen.freed.entries))
         }
@@ -215,5 +224,20 @@ enum AgeBand {
         guard age >= 16 else { return Int(age) }
         let top = UInt64.bitWidth - 1 - age.leadingZeroBitCount
         return (top - 3) * 16 + Int((age >> UInt64(top - 4)) & 15)
+    }
+}
+
+/// A key eviction weighs: its files' bytes and count, its latest use, how often it was asked for.
+private struct Contender {
+    let key: UInt64
+    let estimate: UInt8
+    var lastUsed: UInt64 = 0
+    var bytes: UInt64 = 0
+    var entries = 0
+
+    mutating func add(_ entry: IndexEntry) {
+        lastUsed = max(lastUsed, entry.lastUsed)
+        bytes &+= entry.bytes
+        entries += 1
     }
 }
