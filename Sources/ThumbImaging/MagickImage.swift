@@ -292,6 +292,11 @@ final class MagickImage {
             let luma = fullChroma || isGray ? 1.0 : 2.0
             MagickSetSamplingFactors(wand, 3, [luma, 1.0, 1.0])
         }
+        if format == .png {
+            // ImageMagick stamps a PNG with the time it wrote it (tIME, date:create, date:modify),
+            // not the source's: bytes that say nothing and differ from one render to the next.
+            setOption("png:exclude-chunk", "date,time")
+        }
         if format == .webp {
             // Sharp RGB to YUV (libvips's smart_subsample): fewer bytes at equal SSIMULACRA2 at every
             // quality measured (bench/quality). ImageMagick 6.9.11 drops webp:use-sharp-yuv; libwebp
