@@ -283,11 +283,12 @@ public enum Setting: CaseIterable, Sendable {
                   "dssim spends by slope: bits per pixel a fall of 1 in DSSIM is worth; 0 (imgproxy's dssim) is off.",
                   details: "thumbd's own. 0, the default, is imgproxy's `dssim`: the lowest quality within the "
                       + "target. Above 0 the target is a ceiling: the search goes on raising the quality, 5 at a "
-                      + "time (at most 15), while each step's bits per pixel buy DSSIM at no more than this "
-                      + "price, and a JPEG is searched at 4:4:4 and at 4:2:0, keeping the cheaper, unless "
-                      + "`subsample_below` is 0 or 101. 40 with a target of 0.016 to 0.02 and a range of 40 to "
-                      + "95 kept q80's median and worst SSIMULACRA2 at about 0.75x its JPEG bytes on the "
-                      + "corpus, for about twice the encodes; see [how it works](how-it-works.md#autoquality).")
+                      + "time (at most 15), while a step's extra bits per pixel are fewer than this times the "
+                      + "DSSIM it removes, and a JPEG is searched at 4:4:4 and at 4:2:0, keeping the cheaper, unless "
+                      + "`subsample_below` is 0 or 101. On the corpus, 40 with `aq:dssim:0.02:40:95` kept fixed "
+                      + "q80's median and worst SSIMULACRA2 in 0.72x its JPEG bytes, for 2.1x its render CPU; "
+                      + "WebP has no chroma to choose and gains less; see "
+                      + "[how it works](how-it-works.md#autoquality).")
         case .autoWebp:
             .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
                   "WebP for URLs without a format when the client accepts it.",
