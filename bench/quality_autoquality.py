@@ -33,6 +33,8 @@ QUICK_TARGETS = [0.008, 0.012]
 # (AUTOQUALITY_DSSIM_SLOPE, targets): a slope's target is a ceiling, so laxer ones are its range.
 SLOPES = [(40, [0.014, 0.016, 0.018, 0.02, 0.025]), (60, [0.02, 0.025]), (100, [0.01, 0.03])]
 QUICK_SLOPES = [(40, [0.018])]
+# A JPEG row of the slope with its chroma fixed at 4:4:4 (ssb:0), which searches one chroma, not two.
+WHOLE_CHROMA = (40, 0.02, "/ssb:0")
 REPEATS = 2
 BYTES_TARGET = 0.80
 CPU_TARGET = 2.5
@@ -70,11 +72,13 @@ def spearman(xs, ys):
 
 
 def measure(args, photos, qualities, formats, extensions, results, render, size_of):
-    """{fmt: {"spearman", "fixed": {photo: run}, "rows": {(slope, T): {photo: run}}}}; a run has bytes,
+    """{fmt: {"spearman", "fixed": {photo: run}, "rows": {(slope, T, options): {photo: run}}}}; a run has bytes,
     score, cpu, q."""
     work = Path(args.work)
-    rows = [(0, target) for target in (QUICK_TARGETS if args.quick else TARGETS)]
-    rows += [(slope, target) for slope, targets in (QUICK_SLOPES if args.quick else SLOPES) for target in targets]
+    rows = [(0, target, "") for target in (QUICK_TARGETS if args.quick else TARGETS)]
+    rows += [(slope, target, "") for slope, targets in (QUICK_SLOPES if args.quick else SLOPES) for target in targets]
+    jpeg_rows = rows + ([] if args.quick else [WHOLE_CHROMA])
+    rows_of = {fmt: jpeg_rows if fmt == "jpeg" else rows for fmt in formats}
     jobs, calibration, runs = [], [], {}
 
     def job(key, photo, options, out, settings=None):
@@ -91,11 +95,12 @@ def measure(args, photos, qualities, formats, extensions, results, render, size_
                 job(("cal", fmt, photo.name, q), photo, f"aq:dssim:1:{q}:{q}", f"{stem}.aqcal.q{q}.{ext}")
             for repeat in range(REPEATS):
                 job(("fixed", fmt, photo.name, repeat), photo, f"q:{FIXED}", f"{stem}.aqfixed.{ext}")
-            for row in rows:
-                slope, target = row
+            for row in rows_of[fmt]:
+                slope, target, more = row
                 for repeat in range(REPEATS):
-                    options = f"aq:dssim:{target}:{BOUNDS[0]}:{BOUNDS[1]}:{target / 10}"
-                    job(("aq", fmt, photo.name, row, repeat), photo, options, f"{stem}.aq{target}.s{slope}.{ext}",
+                    options = f"aq:dssim:{target}:{BOUNDS[0]}:{BOUNDS[1]}:{target / 10}{more}"
+                    job(("aq", fmt, photo.name, row, repeat), photo, options,
+                        f"{stem}.aq{target}.s{slope}{more.replace('/', '.').replace(':', '')}.{ext}",
                         {"AUTOQUALITY_DSSIM_SLOPE": slope})
     # CPU time is each process's own: renders may run side by side.
     with ThreadPoolExecutor(args.jobs) as pool:
@@ -126,7 +131,7 @@ def measure(args, photos, qualities, formats, extensions, results, render, size_
                                       "encodes": runs[("aq", fmt, name, row, 0)]["encodes"],
                                       "full_chroma": runs[("aq", fmt, name, row, 0)]["full_chroma"]}
                                for name in fixed_scores}
-                         for row in rows}
+                         for row in rows_of[fmt]}
         measured[fmt] = entry
     return measured
 
@@ -155,8 +160,8 @@ def best_oracle(curves, fixed):
 
 
 def row_name(row):
-    slope, target = row
-    return f"dssim {target}" + (f", slope {slope}" if slope else "")
+    slope, target, more = row
+    return f"dssim {target}" + (f", slope {slope}" if slope else "") + (f", {more.lstrip('/')}" if more else "")
 
 
 def report(measured, formats):
