@@ -17,7 +17,8 @@ extension MagickImage {
             method: settings.method, target: settings.target, allowedError: settings.allowedError,
             qualities: settings.qualities(for: format),
             slope: settings.spendsBySlope ? settings.dssimSlope : 0, pixels: width * height,
-            chromas: options.autoQualitySearchesChroma(for: format) ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
+            chromas: options.autoQualitySearchesChroma(for: format)
+                ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
             encode: { quality, fullChroma throws(ThumbError) in
                 try self.encode(as: format, quality: quality, fullChroma: fullChroma)
             },

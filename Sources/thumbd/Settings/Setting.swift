@@ -286,8 +286,9 @@ public enum Setting: CaseIterable, Sendable {
                       + "time (at most 15), while a step's extra bits per pixel are fewer than this times the "
                       + "DSSIM it removes, and a JPEG is searched at 4:4:4 and at 4:2:0, keeping the cheaper, unless "
                       + "`subsample_below` is 0 or 101. On the corpus, 40 with `aq:dssim:0.02:40:95` kept fixed "
-                      + "q80's median and worst SSIMULACRA2 in 0.72x its JPEG bytes, for 2.1x its render CPU; "
-                      + "WebP has no chroma to choose and gains less; see "
+                      + "q80's median and worst SSIMULACRA2 in 0.72x its JPEG bytes, for 2.1x its render CPU "
+                      + "(1.6x with `subsample_below` 0, which wrote the same files there); WebP, with no chroma "
+                      + "to choose, kept q80's median at no slope; see "
                       + "[how it works](how-it-works.md#autoquality).")
         case .autoWebp:
             .init("AUTO_WEBP", imgproxy: true, .boolean, .field { "\($0.negotiation.webp)" },
