@@ -44,10 +44,12 @@ WORST_AT_95 = {"jpeg": 75}
 COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green"}
 
 
-def render_thumbd(thumbd, photo, out, options):
-    """What `thumbd render` printed: the size, the chosen quality with autoquality, the CPU."""
+def render_thumbd(thumbd, photo, out, options, settings=None):
+    """What `thumbd render` printed: the size, the chosen quality with autoquality, the CPU.
+    `settings`: thumbd settings by name (AUTOQUALITY_DSSIM_SLOPE), as THUMBD_ variables."""
+    environment = os.environ | {f"THUMBD_{name}": str(value) for name, value in (settings or {}).items()}
     return subprocess.run([thumbd, "render", "--options", f"rs:fill:{WIDTH}:{HEIGHT}/g:ce/{options}", str(photo),
-                           str(out)], check=True, capture_output=True, text=True).stdout
+                           str(out)], check=True, capture_output=True, text=True, env=environment).stdout
 
 
 def render_vips(photo, out, save_options):

@@ -1,16 +1,18 @@
-"""bench/quality's autoquality rows (issue #35 part 3): aq:dssim over the corpus against fixed q80.
+"""bench/quality's autoquality rows (issue #35 part 3): aq:dssim over the corpus against fixed q80,
+imgproxy's way (the lowest quality within a target) and spending by slope (AUTOQUALITY_DSSIM_SLOPE).
 
 Calibration: every thumbd encode bench/quality scores with SSIMULACRA2 is made again through
 `aq:dssim:1:q:q` (one encode at q, the same bytes, its DSSIM printed by `thumbd render`); the
 Spearman rank correlation of DSSIM with SSIMULACRA2 over those encodes says whether thumbd's
 DSSIM orders encodes as the independent metric does (it should be strongly negative).
 
-Autoquality: each photo rendered with `aq:dssim:T:MIN:MAX:T/10` for each target T, scored
-against thumbd's own lossless fill. The target kept is the largest whose median and worst
-SSIMULACRA2 are at least fixed q80's; its total bytes over q80's, and its render CPU over a
-fixed-quality render's (each the least of REPEATS renders, from the CPU `thumbd render` prints:
-the process's CPU from decode to encode, so the ratio is an upper bound of a whole miss's, which
-adds the same fetch and store to both), are checked against the issue's targets.
+Autoquality: each photo rendered with `aq:dssim:T:MIN:MAX:T/10` for each target T, without a
+slope and with each of SLOPES, scored against thumbd's own lossless fill. The row kept is the
+one with the fewest bytes whose median and worst SSIMULACRA2 are at least fixed q80's; its total
+bytes over q80's, and its render CPU over a fixed-quality render's (each the least of REPEATS
+renders, from the CPU `thumbd render` prints: the process's CPU from decode to encode, so the
+ratio is an upper bound of a whole miss's, which adds the same fetch and store to both), are
+checked against the issue's targets.
 
 Oracle: the same rule with SSIMULACRA2 itself as the metric (each photo at the lowest quality of
 bench/quality's grid, up to MAX, that scores at least S), at the S with the fewest bytes that
@@ -28,10 +30,15 @@ FIXED = 80
 BOUNDS = (40, 95)
 TARGETS = [0.006, 0.008, 0.01, 0.012, 0.014, 0.016, 0.02]
 QUICK_TARGETS = [0.008, 0.012]
+# (AUTOQUALITY_DSSIM_SLOPE, targets): a slope's target is a ceiling, so laxer ones are its range.
+SLOPES = [(40, [0.014, 0.016, 0.018, 0.02, 0.025]), (60, [0.02, 0.025]), (100, [0.01, 0.03])]
+QUICK_SLOPES = [(40, [0.018])]
+# A JPEG row of the slope with its chroma fixed at 4:4:4 (ssb:0), which searches one chroma, not two.
+WHOLE_CHROMA = (40, 0.02, "/ssb:0")
 REPEATS = 2
 BYTES_TARGET = 0.80
 CPU_TARGET = 2.5
-RENDERED = re.compile(r"(?:autoquality q(?P<q>\d+) after (?P<encodes>\d+) encodes(?:, DSSIM (?P<dssim>[\d.]+))?, )?"
+RENDERED = re.compile(r"(?:autoquality q(?P<q>\d+)(?: (?P<chroma>4:\d:\d))? after (?P<encodes>\d+) encodes(?:, DSSIM (?P<dssim>[\d.]+))?, )?"
                       r"rendered in [\d.]+ ms \(CPU (?P<cpu>[\d.]+) ms\)")
 
 
@@ -40,7 +47,7 @@ def parsed(output):
     if not match:
         raise RuntimeError(f"thumbd render said: {output!r}")
     return {"cpu": float(match["cpu"]), "q": int(match["q"] or 0), "encodes": int(match["encodes"] or 0),
-            "dssim": float(match["dssim"]) if match["dssim"] else None}
+            "dssim": float(match["dssim"]) if match["dssim"] else None, "full_chroma": match["chroma"] == "4:4:4"}
 
 
 def ranks(values):
@@ -65,14 +72,18 @@ def spearman(xs, ys):
 
 
 def measure(args, photos, qualities, formats, extensions, results, render, size_of):
-    """{fmt: {"spearman", "fixed": {photo: run}, T: {photo: run}}}; a run has bytes, score, cpu, q."""
+    """{fmt: {"spearman", "fixed": {photo: run}, "rows": {(slope, T, options): {photo: run}}}}; a run has bytes,
+    score, cpu, q."""
     work = Path(args.work)
-    targets = QUICK_TARGETS if args.quick else TARGETS
+    rows = [(0, target, "") for target in (QUICK_TARGETS if args.quick else TARGETS)]
+    rows += [(slope, target, "") for slope, targets in (QUICK_SLOPES if args.quick else SLOPES) for target in targets]
+    jpeg_rows = rows + ([] if args.quick else [WHOLE_CHROMA])
+    rows_of = {fmt: jpeg_rows if fmt == "jpeg" else rows for fmt in formats}
     jobs, calibration, runs = [], [], {}
 
-    def job(key, photo, options, out):
+    def job(key, photo, options, out, settings=None):
         def run():
-            runs[key] = parsed(render(args.thumbd, photo, out, options)) | {"out": out, "photo": photo}
+            runs[key] = parsed(render(args.thumbd, photo, out, options, settings)) | {"out": out, "photo": photo}
         jobs.append(run)
 
     for photo in photos:
@@ -84,10 +95,13 @@ def measure(args, photos, qualities, formats, extensions, results, render, size_
                 job(("cal", fmt, photo.name, q), photo, f"aq:dssim:1:{q}:{q}", f"{stem}.aqcal.q{q}.{ext}")
             for repeat in range(REPEATS):
                 job(("fixed", fmt, photo.name, repeat), photo, f"q:{FIXED}", f"{stem}.aqfixed.{ext}")
-            for target in targets:
+            for row in rows_of[fmt]:
+                slope, target, more = row
                 for repeat in range(REPEATS):
-                    options = f"aq:dssim:{target}:{BOUNDS[0]}:{BOUNDS[1]}:{target / 10}"
-                    job(("aq", fmt, photo.name, target, repeat), photo, options, f"{stem}.aq{target}.{ext}")
+                    options = f"aq:dssim:{target}:{BOUNDS[0]}:{BOUNDS[1]}:{target / 10}{more}"
+                    job(("aq", fmt, photo.name, row, repeat), photo, options,
+                        f"{stem}.aq{target}.s{slope}{more.replace('/', '.').replace(':', '')}.{ext}",
+                        {"AUTOQUALITY_DSSIM_SLOPE": slope})
     # CPU time is each process's own: renders may run side by side.
     with ThreadPoolExecutor(args.jobs) as pool:
         for future in [pool.submit(j) for j in jobs]:
@@ -110,13 +124,14 @@ def measure(args, photos, qualities, formats, extensions, results, render, size_
                  "fixed": {name: {"bytes": fixed_bytes[name], "score": fixed_scores[name],
                                   "cpu": min(runs[("fixed", fmt, name, r)]["cpu"] for r in range(REPEATS)), "q": FIXED}
                            for name in fixed_scores}}
-        for target in targets:
-            entry[target] = {name: {"bytes": size_of(runs[("aq", fmt, name, target, 0)]["out"])[0],
-                                    "score": score_of[("aq", fmt, name, target, 0)],
-                                    "cpu": min(runs[("aq", fmt, name, target, r)]["cpu"] for r in range(REPEATS)),
-                                    "q": runs[("aq", fmt, name, target, 0)]["q"],
-                                    "encodes": runs[("aq", fmt, name, target, 0)]["encodes"]}
-                             for name in fixed_scores}
+        entry["rows"] = {row: {name: {"bytes": size_of(runs[("aq", fmt, name, row, 0)]["out"])[0],
+                                      "score": score_of[("aq", fmt, name, row, 0)],
+                                      "cpu": min(runs[("aq", fmt, name, row, r)]["cpu"] for r in range(REPEATS)),
+                                      "q": runs[("aq", fmt, name, row, 0)]["q"],
+                                      "encodes": runs[("aq", fmt, name, row, 0)]["encodes"],
+                                      "full_chroma": runs[("aq", fmt, name, row, 0)]["full_chroma"]}
+                               for name in fixed_scores}
+                         for row in rows_of[fmt]}
         measured[fmt] = entry
     return measured
 
@@ -125,7 +140,8 @@ def summary(runs):
     scores = [r["score"] for r in runs.values()]
     return {"median": statistics.median(scores), "worst": min(scores), "bytes": sum(r["bytes"] for r in runs.values()),
             "cpu": sum(r["cpu"] for r in runs.values()), "q": statistics.fmean(r["q"] for r in runs.values()),
-            "encodes": statistics.fmean(r.get("encodes", 1) for r in runs.values())}
+            "encodes": statistics.fmean(r.get("encodes", 1) for r in runs.values()),
+            "full_chroma": sum(r.get("full_chroma", False) for r in runs.values())}
 
 
 def best_oracle(curves, fixed):
@@ -143,43 +159,53 @@ def best_oracle(curves, fixed):
     return best
 
 
+def row_name(row):
+    slope, target, more = row
+    return f"dssim {target}" + (f", slope {slope}" if slope else "") + (f", {more.lstrip('/')}" if more else "")
+
+
 def report(measured, formats):
     lines, failures = ["### Autoquality", "",
-                       f"`aq:dssim:T:{BOUNDS[0]}:{BOUNDS[1]}:T/10` against fixed q{FIXED}; CPU is render CPU, "
-                       f"the least of {REPEATS} renders, summed over the photos.", ""], []
+                       f"`aq:dssim:T:{BOUNDS[0]}:{BOUNDS[1]}:T/10` against fixed q{FIXED}, with "
+                       "`AUTOQUALITY_DSSIM_SLOPE` where a slope is named; CPU is render CPU, the least of "
+                       f"{REPEATS} renders, summed over the photos. Kept: the fewest bytes that keep q{FIXED}'s "
+                       "median and worst.", ""], []
     for fmt in formats:
         entry = measured[fmt]
         fixed = summary(entry["fixed"])
         lines += [f"{fmt.upper()}: Spearman correlation of thumbd's DSSIM with SSIMULACRA2 over {entry['encodes']} "
                   f"encodes: {entry['spearman']:.3f}", "",
-                  "| run | median / worst score | bytes (x q80) | CPU (x q80) | mean q, encodes |",
+                  "| run | median / worst score | bytes (x q80) | CPU (x q80) | mean q, encodes"
+                  + (", 4:4:4 photos |" if fmt == "jpeg" else " |"),
                   "| --- | --- | --- | --- | --- |",
                   f"| q{FIXED} | {fixed['median']:.1f} / {fixed['worst']:.1f} | {fixed['bytes']} | "
                   f"{fixed['cpu']:.0f} ms | {FIXED}, 1 |"]
         kept = None
-        for target in sorted(t for t in entry if isinstance(t, float)):  # the targets; the other keys are text
-            run = summary(entry[target])
+        for row in sorted(entry["rows"]):
+            run = summary(entry["rows"][row])
             meets = run["median"] >= fixed["median"] and run["worst"] >= fixed["worst"]
-            if meets:
-                kept = (target, run)
-            lines.append(f"| dssim {target} | {run['median']:.1f} / {run['worst']:.1f}{' (>= q80)' if meets else ''} | "
+            if meets and (kept is None or run["bytes"] < kept[1]["bytes"]):
+                kept = (row, run)
+            lines.append(f"| {row_name(row)} | {run['median']:.1f} / {run['worst']:.1f}{' (>= q80)' if meets else ''} | "
                          f"{run['bytes']} ({run['bytes'] / fixed['bytes']:.3f}x) | "
-                         f"{run['cpu']:.0f} ms ({run['cpu'] / fixed['cpu']:.2f}x) | {run['q']:.1f}, {run['encodes']:.1f} |")
+                         f"{run['cpu']:.0f} ms ({run['cpu'] / fixed['cpu']:.2f}x) | {run['q']:.1f}, {run['encodes']:.1f}"
+                         + (f", {run['full_chroma']} |" if fmt == "jpeg" else " |"))
         oracle = best_oracle(entry["curves"], fixed)
         lines += ["", "Oracle, SSIMULACRA2 as the target: " + (
             f"at best {oracle[1]:.3f}x q{FIXED}'s bytes (S = {oracle[0]}, median {oracle[2]:.1f}, worst {oracle[3]:.1f})."
             if oracle else f"no score target keeps q{FIXED}'s median and worst.")]
         if kept is None:
-            failures.append(f"{fmt} autoquality: no target keeps q{FIXED}'s median and worst score")
+            failures.append(f"{fmt} autoquality: no row keeps q{FIXED}'s median and worst score")
         else:
-            target, run = kept
+            row, run = kept
             bytes_ratio, cpu_ratio = run["bytes"] / fixed["bytes"], run["cpu"] / fixed["cpu"]
-            lines += ["", f"Kept: dssim {target}: {bytes_ratio:.3f}x q{FIXED}'s bytes (target {BYTES_TARGET}x), "
+            lines += ["", f"Kept: {row_name(row)}: {bytes_ratio:.3f}x q{FIXED}'s bytes (target {BYTES_TARGET}x), "
                           f"{cpu_ratio:.2f}x its CPU (target {CPU_TARGET}x)."]
             if bytes_ratio > BYTES_TARGET:
-                failures.append(f"{fmt} autoquality dssim {target}: {bytes_ratio:.3f}x q{FIXED}'s bytes, "
+                failures.append(f"{fmt} autoquality {row_name(row)}: {bytes_ratio:.3f}x q{FIXED}'s bytes, "
                                 f"target {BYTES_TARGET}x")
             if cpu_ratio > CPU_TARGET:
-                failures.append(f"{fmt} autoquality dssim {target}: {cpu_ratio:.2f}x q{FIXED}'s CPU, target {CPU_TARGET}x")
+                failures.append(f"{fmt} autoquality {row_name(row)}: {cpu_ratio:.2f}x q{FIXED}'s CPU, "
+                                f"target {CPU_TARGET}x")
         lines.append("")
     return lines, failures

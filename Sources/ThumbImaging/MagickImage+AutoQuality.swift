@@ -5,9 +5,10 @@ import ThumbRuntime
 
 extension MagickImage {
     /// The quality the options' autoquality chooses for this still in `format`, and its bytes,
-    /// each candidate's JPEG chroma as `subsample_below` says for its quality. For `dssim`, every
-    /// candidate is decoded again (libwebp for WebP, ImageMagick's reader otherwise) and compared
-    /// with this image's own pixels.
+    /// each candidate's JPEG chroma as `subsample_below` says for its quality, or, spending by
+    /// slope where `subsample_below` does not fix the chroma, 4:4:4 and 4:2:0 each searched. For
+    /// `dssim`, every candidate is decoded again (libwebp for WebP, ImageMagick's reader
+    /// otherwise) and compared with this image's own pixels.
     func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions) throws(ThumbError)
         -> AutoQualitySearch.Result {
         let settings = options.autoQuality
@@ -15,8 +16,11 @@ extension MagickImage {
         let search = AutoQualitySearch(
             method: settings.method, target: settings.target, allowedError: settings.allowedError,
             qualities: settings.qualities(for: format),
-            encode: { quality throws(ThumbError) in
-                try self.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
+            slope: settings.spendsBySlope ? settings.dssimSlope : 0, pixels: width * height,
+            chromas: options.autoQualitySearchesChroma(for: format)
+                ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
+            encode: { quality, fullChroma throws(ThumbError) in
+                try self.encode(as: format, quality: quality, fullChroma: fullChroma)
             },
             score: { bytes throws(ThumbError) in
                 guard let reference else { preconditionFailure("only dssim scores") }

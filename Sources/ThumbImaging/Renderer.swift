@@ -252,7 +252,13 @@ public struct Renderer: Sendable {
         }
         for quality in steps {
             if !bytes.isEmpty, options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
-            bytes = try image.encode(as: format, quality: quality, fullChroma: options.keepsFullChroma(atQuality: quality))
+            // Lowered for max_bytes, a JPEG keeps the chroma autoquality chose, where it chose one.
+            let fullChroma = if let chosen, options.autoQualitySearchesChroma(for: format) {
+                chosen.fullChroma
+            } else {
+                options.keepsFullChroma(atQuality: quality)
+            }
+            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma)
         }
         return (bytes, chosen)
     }

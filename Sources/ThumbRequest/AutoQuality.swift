@@ -23,6 +23,11 @@ public struct AutoQuality: Sendable, Hashable {
     public var allowedError = 0.002
     /// Megapixels of the result above which autoquality is not used; 0: no limit.
     public var maxResolution = 0.0
+    /// thumbd's own, for `dssim`: the bits per pixel a fall of 1 in DSSIM is worth. Above 0, the
+    /// target is a ceiling and the search goes on raising the quality while that buys DSSIM at
+    /// least this cheaply, and a JPEG also tries the chroma `subsample_below` would not give it
+    /// (unless that is 0 or 101). 0: imgproxy's `dssim`, the lowest quality within the target.
+    public var dssimSlope = 0.0
 
     public init() {}
 
@@ -31,6 +36,9 @@ public struct AutoQuality: Sendable, Hashable {
         let upper = formatMaxQuality[format] ?? maxQuality
         return min(formatMinQuality[format] ?? minQuality, upper)...upper
     }
+
+    /// Whether `dssim` spends by slope rather than stopping at the target.
+    public var spendsBySlope: Bool { method == .dssim && dssimSlope > 0 }
 
     /// Whether a still of `width` x `height` in `format` has its quality searched.
     public func applies(to format: ImageFormat, width: Int, height: Int) -> Bool {

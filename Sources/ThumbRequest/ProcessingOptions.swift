@@ -110,6 +110,12 @@ public struct ProcessingOptions: Sendable, Hashable {
 
     /// Whether a JPEG at `quality` keeps its chroma whole (4:4:4) instead of 4:2:0.
     public func keepsFullChroma(atQuality quality: Int) -> Bool { quality >= subsampleBelow }
+
+    /// Whether autoquality chooses a JPEG's chroma too: spending by slope, unless `subsample_below`
+    /// gives one chroma at every quality (0: 4:4:4, 101: 4:2:0), which is kept.
+    public func autoQualitySearchesChroma(for format: ImageFormat) -> Bool {
+        format == .jpeg && autoQuality.spendsBySlope && subsampleBelow > 0 && subsampleBelow <= 100
+    }
 }
 
 /// `crop:%width:%height:%gravity`: values of 1 and more are pixels, below 1 a share of the side,

@@ -120,7 +120,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Empty while autoquality is off or the output format is not searched; else what the search
     /// depends on: the bounds for the output format (every searched format's when it is the
-    /// source's), the target, and the allowed error where the method reads it.
+    /// source's), the target, the allowed error where the method reads it, and the slope where
+    /// it spends by one (with `subsample_below`, which says whether it chooses JPEG's chroma).
     private static func autoQuality(_ options: ProcessingOptions) -> String {
         let aq = options.autoQuality
         let formats = options.format.map { [$0] } ?? ImageFormat.allCases
@@ -130,6 +131,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
         // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
         return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
             + "\(number(aq.maxResolution)):ssb\(options.subsampleBelow)"
+            + (aq.spendsBySlope ? ":slope\(number(aq.dssimSlope))" : "")
     }
 
     /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,

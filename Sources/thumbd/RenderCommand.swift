@@ -71,7 +71,8 @@ struct RenderCommand: ParsableCommand {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         let size = "\(rendered.width)x\(rendered.height) \(rendered.format.rawValue), \(rendered.bytes.count) bytes"
         let chosen = rendered.autoQuality.map { chosen in
-            ", autoquality q\(chosen.quality) after \(chosen.encodes) encodes"
+            ", autoquality q\(chosen.quality)\(rendered.format == .jpeg ? (chosen.fullChroma ? " 4:4:4" : " 4:2:0") : "")"
+                + " after \(chosen.encodes) encodes"
                 + (chosen.dssim.map { String(format: ", DSSIM %.5f", $0) } ?? "")
         } ?? ""
         print("\(output): \(size)\(chosen), rendered in " + String(format: "%.1f ms (CPU %.1f ms)", milliseconds, cpu))

@@ -171,4 +171,40 @@ struct AutoQualityTests {
 
         #expect(limited.bytes.count <= options.maxBytes)
     }
+
+    /// The detailed photo as a 300x200 JPEG fill with `aq:dssim:0.02:40:95`, spending at slope 40.
+    static func renderedBySlope(subsampleBelow: Int, maxBytes: Int = 0) throws -> Renderer.Rendered {
+        let path = "/insecure/rs:fill:300:200/aq:dssim:0.02:40:95/ssb:\(subsampleBelow)/mb:\(maxBytes)/plain/http://h/a@jpg"
+        var options = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path).options
+        options.autoQuality.dssimSlope = 40
+        TestImages.startImageMagick()
+        let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photos + "/" + detailed)))
+        return try Renderer(configuration: .init()).render(source, sourceFormat: .jpeg, options: options)
+    }
+
+    @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
+          arguments: [(90, true), (0, true), (101, false)])
+    func withASlopeAJPEGsChromaIsChosenUnlessSubsampleBelowFixesIt(subsampleBelow: Int, fullChroma: Bool) throws {
+        let rendered = try Self.renderedBySlope(subsampleBelow: subsampleBelow)
+        let chosen = try #require(rendered.autoQuality)
+
+        // Then the file has the chroma the search reports: with the rule (ssb:90), 4:4:4 below q90,
+        // which the rule would not give; 0 and 101 keep theirs
+        #expect(chosen.fullChroma == fullChroma)
+        #expect(try ChromaTests.sampling(rendered.bytes) == [fullChroma ? "1x1" : "2x2", "1x1", "1x1"])
+        if subsampleBelow == 90 { #expect(chosen.quality < 90) }
+        #expect(chosen.encodes <= (subsampleBelow == 90 ? 2 : 1) * (AutoQualitySearch.maxEncodes + AutoQualitySearch.maxSlopeSteps))
+    }
+
+    @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"))
+    func maxBytesKeepsTheChromaTheSlopeChose() throws {
+        // Given the chroma chosen by slope (4:4:4 for this photo) and a byte limit below its file
+        let unlimited = try Self.renderedBySlope(subsampleBelow: 90)
+        let limit = unlimited.bytes.count * 3 / 4
+
+        // When max_bytes lowers the quality, then the file fits and keeps 4:4:4
+        let limited = try Self.renderedBySlope(subsampleBelow: 90, maxBytes: limit)
+        #expect(limited.bytes.count <= limit)
+        #expect(try ChromaTests.sampling(limited.bytes) == ["1x1", "1x1", "1x1"])
+    }
 }

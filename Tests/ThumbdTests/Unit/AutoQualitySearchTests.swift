@@ -15,11 +15,40 @@ struct AutoQualitySearchTests {
                     qualities: ClosedRange<Int> = 70...80) throws -> AutoQualitySearch.Result {
             try AutoQualitySearch(
                 method: method, target: target, allowedError: allowedError, qualities: qualities,
-                encode: { quality in
+                encode: { quality, _ in
                     self.encodes.append(quality)
                     return [UInt8](repeating: UInt8(quality), count: 100 * quality)
                 },
                 score: { bytes in Double(100 - Int(bytes[0])) / 1000 }
+            ).run()
+        }
+    }
+
+    /// Curves that bend as encoders' do, over 800 pixels: quality q at 4:2:0 is 100 q bytes (q bits
+    /// per pixel), DSSIM (100 - q)^2 / 100,000; 4:4:4 is 120 q bytes, with the DSSIM 4:2:0 has
+    /// 15 qualities higher. Counts encodes and scores by chroma.
+    final class ChromaEncoder: @unchecked Sendable {
+        var encodes: [(quality: Int, fullChroma: Bool)] = []
+        var scored: [(quality: Int, fullChroma: Bool)] = []
+
+        static func dssim(quality: Int, fullChroma: Bool) -> Double {
+            let equivalent = Double(min(100, quality + (fullChroma ? 15 : 0)))
+            return (100 - equivalent) * (100 - equivalent) / 100_000
+        }
+
+        func search(target: Double, slope: Double, bothChromas: Bool,
+                    qualities: ClosedRange<Int> = 45...76) throws -> AutoQualitySearch.Result {
+            try AutoQualitySearch(
+                method: .dssim, target: target, allowedError: 0, qualities: qualities, slope: slope, pixels: 800,
+                chromas: bothChromas ? [{ _ in true }, { _ in false }] : [{ _ in false }],
+                encode: { quality, fullChroma in
+                    self.encodes.append((quality, fullChroma))
+                    return [UInt8(quality), fullChroma ? 1 : 0] + [UInt8](repeating: 0, count: (fullChroma ? 120 : 100) * quality - 2)
+                },
+                score: { bytes in
+                    self.scored.append((Int(bytes[0]), bytes[1] == 1))
+                    return Self.dssim(quality: Int(bytes[0]), fullChroma: bytes[1] == 1)
+                }
             ).run()
         }
     }
@@ -70,5 +99,51 @@ struct AutoQualitySearchTests {
         #expect(encoder.encodes.count <= AutoQualitySearch.maxEncodes)
         #expect(found.bytes.count <= 5_555)
         #expect(found.chosen.quality >= 50, "within the search's resolution of 55: \(encoder.encodes)")
+    }
+
+    @Test(arguments: [(0.0, 60), (1_600, 70), (5_000, 75)])
+    func aSlopeRaisesTheTargetsQualityWhileDSSIMIsWorthItsBits(slope: Double, quality: Int) throws {
+        // Given a target 4:2:0 first meets at q60, where 5 qualities more cost 5 bits per pixel and
+        // buy 5 (195 - 2q) / 100,000 of DSSIM: at 1,600 worth it from q60 and q65, not from q70; at
+        // 5,000 from every quality the walk reaches
+        let encoder = ChromaEncoder()
+        let found = try encoder.search(target: 0.016, slope: slope, bothChromas: false)
+
+        // Then the walk stops where the next step is dearer than the slope, or at its last step
+        #expect(found.chosen.quality == quality, "\(encoder.encodes)")
+        #expect(found.chosen.dssim == ChromaEncoder.dssim(quality: quality, fullChroma: false))
+        #expect(found.chosen.encodes <= AutoQualitySearch.maxEncodes + AutoQualitySearch.maxSlopeSteps)
+    }
+
+    @Test func withASlopeEachChromaIsSearchedAndTheCheaperKept() throws {
+        // Given 4:4:4 meeting the target at q45 (5,400 bytes), 4:2:0 at q60 (6,000 bytes)
+        let both = ChromaEncoder()
+        let found = try both.search(target: 0.016, slope: 1, bothChromas: true)
+
+        #expect((found.chosen.quality, found.chosen.fullChroma) == (45, true))
+        #expect(found.bytes.count == 120 * 45)
+        #expect(Set(both.encodes.map(\.fullChroma)) == [true, false])
+        #expect(found.chosen.encodes == both.encodes.count)
+        #expect(both.encodes.count <= 2 * (AutoQualitySearch.maxEncodes + AutoQualitySearch.maxSlopeSteps))
+        // 4:2:0 searched second: a candidate whose bits alone cost more than 4:4:4 at q45 (54 bits
+        // per pixel and 0.016 of DSSIM at the slope's price) is never scored
+        let secondScored = both.scored.filter { !$0.fullChroma }.map(\.quality)
+        #expect(!secondScored.isEmpty && secondScored.allSatisfy { $0 <= 54 }, "\(secondScored)")
+
+        // and one chroma searched alone never tries the other
+        let one = ChromaEncoder()
+        let ruled = try one.search(target: 0.016, slope: 1, bothChromas: false)
+        #expect((ruled.chosen.quality, ruled.chosen.fullChroma) == (60, false))
+        #expect(one.encodes.allSatisfy { !$0.fullChroma })
+    }
+
+    @Test func withNoChromaWithinTheTargetTheHighestQualityWithTheLeastDSSIMIsKept() throws {
+        // Given a target neither chroma meets, whose highest quality 4:4:4 comes nearest
+        let encoder = ChromaEncoder()
+        let found = try encoder.search(target: 0.000_01, slope: 40, bothChromas: true, qualities: 1...80)
+
+        #expect((found.chosen.quality, found.chosen.fullChroma) == (80, true))
+        #expect(found.chosen.dssim == ChromaEncoder.dssim(quality: 80, fullChroma: true))
+        #expect(encoder.encodes.count <= 2 * AutoQualitySearch.maxEncodes, "\(encoder.encodes)")
     }
 }

@@ -382,6 +382,16 @@ struct AutoQualitySettingsTests {
         #expect(try Self.autoQuality(settings, url: "/insecure/aq:none/plain/http://h/a.jpg").method == .none)
     }
 
+    @Test func theDSSIMSlopeIsThumbdsOwnSettingAndOffByDefault() throws {
+        let url = "/insecure/aq:dssim/plain/http://h/a.jpg"
+        #expect(try Self.autoQuality([:], url: url).dssimSlope == 0)
+        #expect(try !Self.autoQuality([:], url: url).spendsBySlope)
+        let sloped = try Self.autoQuality([.autoqualityDssimSlope: "40"], url: url)
+        #expect(sloped.dssimSlope == 40)
+        #expect(sloped.spendsBySlope)
+        #expect(Setting.autoqualityDssimSlope.name == "AUTOQUALITY_DSSIM_SLOPE")
+    }
+
     @Test func theMlMethodIsRefusedWithItsReason() {
         let result = Settings.load { setting in [.autoqualityMethod: "ml"][setting].map { ($0, setting.name) } }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }

@@ -209,6 +209,24 @@ struct ThumbnailKeyTests {
         #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0:ssb90"))
     }
 
+    @Test func theDSSIMSlopeIsInTheKeyWhereItIsOn() throws {
+        // Given one JPEG's options with dssim, without a slope and with two
+        var options = ProcessingOptions()
+        (options.format, options.autoQuality.method) = (.jpeg, .dssim)
+        func key(slope: Double, method: AutoQuality.Method = .dssim) -> String {
+            var sloped = options
+            (sloped.autoQuality.dssimSlope, sloped.autoQuality.method) = (slope, method)
+            return ThumbnailKey(source: "http://h/a.jpg", options: sloped).canonical
+        }
+
+        // Then each slope has its own key (it decides the quality and the chroma), no slope the
+        // key dssim had before the slope, and size, which ignores it, one key
+        #expect(Set([key(slope: 0), key(slope: 40), key(slope: 60)]).count == 3)
+        #expect(key(slope: 0).hasSuffix(":ssb90"), "\(key(slope: 0))")
+        #expect(key(slope: 40).hasSuffix(":ssb90:slope40.0"), "\(key(slope: 40))")
+        #expect(key(slope: 0, method: .size) == key(slope: 40, method: .size))
+    }
+
     @Test func textFieldsCannotPassForOtherFields() throws {
         // A cache buster that spells other fields changes only the cache buster
         let spelled = try Self.key("/insecure/cb:x|f%3apng/\(Self.plain)")
