@@ -99,11 +99,12 @@ extension CacheIndex {
             more = try withLock { mapping in
                 let end = min(mapping.slotsInUse, cursor + 4096)
                 for slot in cursor..<max(cursor, end) {
-                    var entry = mapping.entry(slot)
+                    let entry = mapping.entry(slot)
                     guard entry.state == .used, keys.contains(entry.keyHash), mapping.slotIsIntact(slot) else { continue }
-                    entry.admitted = true
-                    if winners.contains(entry.keyHash) { entry.lastUsed = max(entry.lastUsed, now) }
-                    mapping.write(entry, at: slot)
+                    mapping.markAdmitted(slot)
+                    if winners.contains(entry.keyHash), entry.lastUsed < now {
+                        mapping.storeRelaxed(now, at: mapping.layout.slotOffset(slot) + IndexLayout.Slot.lastUsed)
+                    }
                 }
                 cursor = end
                 return end < mapping.slotsInUse

@@ -72,6 +72,15 @@ extension IndexMapping {
         store(slotChecksum(slot), at: o + S.checksum)
     }
 
+    /// Marks a slot admitted out of probation, its flags and checksum only, so that a hit written
+    /// meanwhile without the lock keeps its time; called under the lock.
+    func markAdmitted(_ slot: Int) {
+        let o = layout.slotOffset(slot)
+        typealias S = IndexLayout.Slot
+        store((load(o + S.flags) as UInt8) | Flags.admitted, at: o + S.flags)
+        store(slotChecksum(slot), at: o + S.checksum)
+    }
+
     /// A slot whose checksum does not match was torn by a crash or overwritten: never trusted.
     func slotIsIntact(_ slot: Int) -> Bool {
         load(layout.slotOffset(slot) + IndexLayout.Slot.checksum) == slotChecksum(slot)
