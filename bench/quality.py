@@ -31,7 +31,7 @@ from ssimulacra2 import compute_ssimulacra2
 import quality_autoquality as autoquality
 
 WIDTH, HEIGHT = 300, 200
-QUALITIES = [40, 50, 60, 70, 75, 80, 85, 90, 95, 100]
+QUALITIES = [40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100]
 QUICK_QUALITIES = [60, 80, 95]
 QUICK_PHOTOS = 4
 SCORES = [60, 70, 80]
