@@ -20,7 +20,7 @@ extension MagickImage {
             chromas: options.autoQualitySearchesChroma(for: format)
                 ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
             encode: { quality, fullChroma throws(ThumbError) in
-                try self.encode(as: format, quality: quality, fullChroma: fullChroma)
+                try self.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
             },
             score: { bytes throws(ThumbError) in
                 guard let reference else { preconditionFailure("only dssim scores") }

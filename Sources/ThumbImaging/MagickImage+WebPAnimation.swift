@@ -58,8 +58,9 @@ extension MagickImage {
     }
 
     /// Encodes every frame (each a whole picture of the same size: coalesced) at `quality`,
-    /// lossless at 100 as ImageMagick writes WebP, with its delay and the loop count.
-    func encodeAnimatedWebP(quality: Int) throws(ThumbError) -> [UInt8] {
+    /// lossless at 100 as ImageMagick writes WebP, with its delay and the loop count; `effort` is
+    /// libwebp's method.
+    func encodeAnimatedWebP(quality: Int, effort: Int) throws(ThumbError) -> [UInt8] {
         var options = WebPAnimEncoderOptions()
         var config = WebPConfig()
         guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigInit(&config) != 0 else {
@@ -69,6 +70,7 @@ extension MagickImage {
         options.anim_params.loop_count = Int32(clamping: MagickGetImageIterations(wand))
         config.quality = Float(quality)
         config.lossless = quality >= 100 ? 1 : 0
+        config.method = Int32(effort)
         // Sharp RGB to YUV, as `encode(as:)` asks of ImageMagick for a still WebP.
         config.use_sharp_yuv = 1
         guard let encoder = WebPAnimEncoderNew(Int32(width), Int32(height), &options) else {

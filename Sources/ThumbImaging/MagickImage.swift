@@ -274,9 +274,10 @@ final class MagickImage {
     }
 
     /// Every frame gets the format and quality: an animation is written in its first frame's.
-    /// `fullChroma`: a JPEG keeps its chroma whole (4:4:4) rather than 4:2:0.
-    func encode(as format: ImageFormat, quality: Int, fullChroma: Bool) throws(ThumbError) -> [UInt8] {
-        if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality) }
+    /// `fullChroma`: a JPEG keeps its chroma whole (4:4:4) rather than 4:2:0. `webpEffort`: libwebp's
+    /// method.
+    func encode(as format: ImageFormat, quality: Int, fullChroma: Bool, webpEffort: Int) throws(ThumbError) -> [UInt8] {
+        if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality, effort: webpEffort) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
             if format != .png && format != .gif {
@@ -302,6 +303,7 @@ final class MagickImage {
             // quality measured (bench/quality). ImageMagick 6.9.11 drops webp:use-sharp-yuv; libwebp
             // reads preprocessing's bit 4 as the same switch.
             setOption("webp:preprocessing", "4")
+            setOption("webp:method", "\(webpEffort)")
         }
         var length = 0
         let frames = frameCount > 1

@@ -258,7 +258,7 @@ public struct Renderer: Sendable {
             } else {
                 options.keepsFullChroma(atQuality: quality)
             }
-            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma)
+            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
         }
         return (bytes, chosen)
     }

@@ -186,6 +186,7 @@ extension Settings {
         }
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
+        reader.integer(.webpEffort) { base.webpEffort = $0 }
         readAutoQuality(&reader, into: &base.autoQuality)
         reader.bool(.onlyPresets) { onlyPresets = $0 }
         reader.bool(.allowSecurityOptions) { allowSecurityOptions = $0 }

@@ -5,12 +5,17 @@ import CWebP
 extension GoldenImages {
     /// An animated GIF of `colors.count` frames, one solid colour each, `delay` hundredths apart.
     static func animation(colors: [String], width: Int, height: Int, delay: Int, format: ImageFormat = .gif) -> [UInt8] {
+        animation(frames: colors.map { "xc:\($0)" }, width: width, height: height, delay: delay, format: format)
+    }
+
+    /// An animation of a frame per ImageMagick pseudo-image spec (e.g. `plasma:red-blue`).
+    static func animation(frames: [String], width: Int, height: Int, delay: Int, format: ImageFormat = .gif) -> [UInt8] {
         _ = TestImages.jpeg(width: 1, height: 1)
         let wand = NewMagickWand()!
         defer { DestroyMagickWand(wand) }
         MagickSetSize(wand, width, height)
-        for color in colors {
-            precondition(MagickReadImage(wand, "xc:\(color)") == MagickTrue)
+        for spec in frames {
+            precondition(MagickReadImage(wand, spec) == MagickTrue)
             MagickSetImageDelay(wand, delay)
             MagickSetImageFormat(wand, format.magickName)  // every frame: the first one's is used
         }

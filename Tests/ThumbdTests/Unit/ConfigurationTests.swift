@@ -321,6 +321,16 @@ struct ConfigurationTests {
         #expect(Setting.workers.environmentNames == ["THUMBD_WORKERS"])
         #expect(Setting.listen.isThumbdOwn && Setting.errorCacheTTL.isThumbdOwn && !Setting.requestsQueueSize.isThumbdOwn)
     }
+
+    @Test func webPEffortIsImgproxysSettingWithThumbdsDefault() throws {
+        // thumbd searches hardest by default; imgproxy's name sets it, within libwebp's methods
+        #expect(try Self.load([:]).options.base.webpEffort == 6)
+        #expect(try Self.load([.webpEffort: "4"]).options.base.webpEffort == 4)
+        #expect(Setting.webpEffort.environmentNames == ["THUMBD_WEBP_EFFORT", "IMGPROXY_WEBP_EFFORT"])
+        #expect(ImgproxySettings.verdict("WEBP_EFFORT") == nil)
+        #expect(Self.problems([.webpEffort: "7"]).count == 1)
+        #expect(Self.problems([.webpEffort: "0"]).count == 1)
+    }
 }
 
 /// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.
