@@ -250,7 +250,7 @@ public enum Setting: CaseIterable, Sendable {
                   "How hard WebP's encoder searches (libwebp's method), 1 to 6.",
                   details: "How hard WebP's encoder searches (libwebp's method), 1 to 6. thumbd's 6 writes 3-6 % fewer "
                       + "bytes than imgproxy's 4 at the same SSIMULACRA2 (q40 to q95; 4.5 % at q80, on bench/quality's "
-                      + "photos), for 11 % more render CPU a fixed-quality WebP miss, 23 % with autoquality's several "
+                      + "photos), for 11 to 16 % more render CPU a fixed-quality WebP miss, 23 % with autoquality's several "
                       + "encodes: paid once a thumbnail, saved on every hit. Not in the key: stored thumbnails keep "
                       + "the bytes they were written with.")
         case .autoqualityMethod:
