@@ -88,12 +88,15 @@ photo_cache=${XDG_CACHE_HOME:-$HOME/.cache}/thumbd/photos
 
 # Fills DIR (made if missing; refused unless trusted_path) with sample photos, the project's corpus
 # when it is beside the checkout, otherwise a few images drawn by ImageMagick, and prints its path.
+# Drawn images never join photos already there: a checkout without the corpus sharing DIR with one
+# that has it would add them to every bench that counts the corpus.
 fetch_photos() {
     local destination corpus
     mkdir -p -- "$1"
     destination=$(trusted_path "$1") || return 1
     corpus="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/shared/corpus/fetch-photos"
-    if ! { [ -x "$corpus" ] && "$corpus" "$destination" >/dev/null; }; then
+    if ! { [ -x "$corpus" ] && "$corpus" "$destination" >/dev/null; } &&
+        [ -z "$(find "$destination" -maxdepth 1 -type f -print -quit)" ]; then
         echo "deploy: no photo corpus here; drawing sample images instead" >&2
         convert -size 2400x1600 plasma:fractal -blur 0x2 "$destination/plasma.jpg"
         convert -size 1600x1200 gradient:navy-orange -swirl 120 "$destination/swirl.jpg"
