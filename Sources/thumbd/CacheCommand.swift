@@ -217,15 +217,15 @@ struct CacheReplayCommand: ParsableCommand {
             do {
                 try FileManager.default.removeItem(atPath: directory)
             } catch {
-                FileHandle.standardError.write(Data("thumbd cache replay: cannot remove \(directory): \(error)\n".utf8))
+                StandardError.write("thumbd cache replay: cannot remove \(directory): \(error)\n")
             }
         }
         let replay = TraceReplay(maxBytes: bytes, lowWaterPercent: lowWater, policy: EvictionPolicy(rawValue: policy)!)
         let total = requests.count
         let result = try replay.run(requests, directory: directory, kept: keys) { done in
-            FileHandle.standardError.write(Data("replayed \(done) of \(total) requests\n".utf8))
+            StandardError.write("replayed \(done) of \(total) requests\n")
         }
-        if kept != nil { FileHandle.standardError.write(Data("kept \(result.kept) of \(keys.count) listed keys\n".utf8)) }
+        if kept != nil { StandardError.write("kept \(result.kept) of \(keys.count) listed keys\n") }
         print(String(format: "object miss ratio %.4f", result.objectMissRatio))
         print(String(format: "byte miss ratio %.4f", result.byteMissRatio))
     }

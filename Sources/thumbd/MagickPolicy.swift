@@ -30,7 +30,7 @@ enum MagickPolicy {
     }
 
     private static func fail(_ message: String) throws -> Never {
-        FileHandle.standardError.write(Data("thumbd: ImageMagick policy: \(message)\n".utf8))
+        StandardError.write("thumbd: ImageMagick policy: \(message)\n")
         throw ExitCode(2)
     }
 }

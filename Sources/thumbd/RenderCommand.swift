@@ -53,7 +53,7 @@ struct RenderCommand: ParsableCommand {
         }
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
         guard let sourceFormat = ContentSniffer.format(of: source) else {
-            FileHandle.standardError.write(Data("thumbd render: \(input) is not a \(ContentSniffer.readableNames)\n".utf8))
+            StandardError.write("thumbd render: \(input) is not a \(ContentSniffer.readableNames)\n")
             throw ExitCode(1)
         }
 
@@ -95,7 +95,7 @@ struct RenderCommand: ParsableCommand {
             case .internalFailure(let why): detail = "internal error: \(why)"
             default: detail = error.publicMessage
             }
-            FileHandle.standardError.write(Data("thumbd render: \(detail)\n".utf8))
+            StandardError.write("thumbd render: \(detail)\n")
             throw ExitCode(error.status == 400 ? 2 : 1)
         }
     }

@@ -30,7 +30,7 @@ struct Service {
             activatedSocket = try ActivatedSocket.take()
         } catch {
             guard case .internalFailure(let why) = error else { throw error }
-            FileHandle.standardError.write(Data("thumbd: \(why)\n".utf8))
+            StandardError.write("thumbd: \(why)\n")
             throw ExitCode(2)
         }
         Self.returnLargeBuffersToTheSystem()

@@ -89,7 +89,7 @@ struct WarmCommand: ParsableCommand {
             targets = try WarmTargets(lines: try readLines(), reading: reading(configuration), signing: configuration.signing)
         } catch let invalid as WarmTargets.Invalid {
             let shown = invalid.messages.prefix(20) + (invalid.messages.count > 20 ? ["... and \(invalid.messages.count - 20) more"] : [])
-            FileHandle.standardError.write(Data("thumbd warm: nothing asked for:\n\(shown.joined(separator: "\n"))\n".utf8))
+            StandardError.write("thumbd warm: nothing asked for:\n\(shown.joined(separator: "\n"))\n")
             throw ExitCode(2)
         }
 

@@ -26,7 +26,7 @@ struct LineLogHandler: LogHandler {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let text = Self.line(format: format, time: now, level: event.level, message: event.message.description, fields: fields)
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardError.write(text)
     }
 
     /// The line for one event, its newline included.

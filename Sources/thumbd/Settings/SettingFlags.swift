@@ -98,10 +98,10 @@ extension Settings {
         switch SettingSources(flags: flags).load() {
         case .success(let settings):
             guard signingURLs, let problem = settings.signingProblem else { return settings }
-            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problem)\n".utf8))
+            StandardError.write("thumbd: invalid configuration:\n\(problem)\n")
             throw ExitCode(2)
         case .failure(let problems):
-            FileHandle.standardError.write(Data("thumbd: invalid configuration:\n\(problems)\n".utf8))
+            StandardError.write("thumbd: invalid configuration:\n\(problems)\n")
             throw ExitCode(2)
         }
     }

@@ -139,6 +139,36 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdLog.contains("cannot serve"))
     }
 
+    @Test func aLogReaderThatGoesAwayNeverTakesThumbdDown() throws {
+        // Given thumbd serving, its standard error a pipe to a reader, and the reader killed, as
+        // deploy/run's tee is by the terminal's Ctrl-C, or a log collector that dies
+        let stack = try TestStack(launcher: ["/bin/bash", "-c", "exec \"$0\" 2> >(exec cat > /dev/null)"])
+        #expect(try stack.get("/health").status == 200)
+        let pid = try #require(stack.thumbdPID)
+        let pipe = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/2")
+        let reader = try #require(Self.processes(holding: pipe).first { $0 != pid })
+        kill(reader, SIGKILL)
+        #expect(eventually { Self.processes(holding: pipe) == [pid] })
+
+        // When it logs: requests answered with an error, each a line it cannot write
+        for _ in 0..<3 { #expect(try stack.get("/insecure/bogus:1/plain/http://127.0.0.1:1/a.jpg").status == 404) }
+
+        // Then it goes on serving, and stops cleanly when told to
+        #expect(try stack.get("/health").status == 200)
+        #expect(stack.thumbdIsRunning)
+        stack.stopThumbd(0, signal: SIGTERM)
+        #expect(stack.thumbdExitStatus(within: 1) == 0)
+    }
+
+    /// The processes that have `file` (a descriptor's link, such as `pipe:[inode]`) open.
+    static func processes(holding file: String) -> [pid_t] {
+        let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return processes.compactMap(pid_t.init).filter { process in
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []
+            return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/fd/\($0)")) == file }
+        }
+    }
+
     /// Finds the process's listening unix socket and shuts it down through a duplicate.
     static let shutDownListeningSocket = """
         import ctypes, os, socket, sys

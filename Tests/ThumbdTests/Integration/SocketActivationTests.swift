@@ -20,7 +20,7 @@ struct SocketActivationTests {
             process.environment = environment
             process.standardInput = input
             process.standardOutput = output
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
             process.standardError = FileHandle(forWritingAtPath: log)
             try process.run()
         }
