@@ -18,6 +18,9 @@ enum Signals {
         var blocked = set(of: numbers)
         pthread_sigmask(SIG_SETMASK, &blocked, nil)
         for number in [SIGHUP, SIGUSR1, SIGUSR2] where !numbers.contains(number) { signal(number, SIG_DFL) }
+        // A write to a pipe or socket whose reader is gone fails with EPIPE instead of ending
+        // thumbd: a log reader can be gone before FCGX_Init would install its own handler.
+        signal(SIGPIPE, SIG_IGN)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { _ in }
         sigemptyset(&action.sa_mask)

@@ -160,6 +160,26 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdExitStatus(within: 1) == 0)
     }
 
+    @Test func aThumbdStartedWithNoLogReaderServes() throws {
+        // Given thumbd started with its standard error a pipe whose reader is already closed, and
+        // SIGPIPE at its default (a supervisor whose log collector is down)
+        let stack = try TestStack(launcher: ["/usr/bin/python3", "-c", """
+            import os, signal, sys
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            reader, writer = os.pipe()
+            os.close(reader)
+            os.dup2(writer, 2)
+            os.execv(sys.argv[1], sys.argv[1:])
+            """])
+
+        // Then it logs nowhere, and serves
+        #expect(try stack.get("/health").status == 200)
+        #expect(try stack.get("/insecure/bogus:1/plain/http://127.0.0.1:1/a.jpg").status == 404)
+        #expect(stack.thumbdIsRunning)
+        stack.stopThumbd(0, signal: SIGTERM)
+        #expect(stack.thumbdExitStatus(within: 1) == 0)
+    }
+
     /// The processes that have `file` (a descriptor's link, such as `pipe:[inode]`) open.
     static func processes(holding file: String) -> [pid_t] {
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
