@@ -234,14 +234,21 @@ private struct DCDecoder {
         guard !components.isEmpty, components.allSatisfy({ $0.quantizer != nil }) else { return nil }
         let outputWidth = (width + 7) / 8, outputHeight = (height + 7) / 8
         let planes = components.map { component in
-            let quantizer = component.quantizer!
-            return (0..<outputHeight).flatMap { y in
-                let row = (y * component.vertical / maxVertical) * component.blocksWide
-                return (0..<outputWidth).map { x in
-                    let value = (Int(component.dc.values[row + x * component.horizontal / maxHorizontal]) * Int(quantizer) + 4) >> 3
-                    return UInt8(clamping: value + 128)
+            let quantizer = Int(component.quantizer!)
+            // Each column's block, worked out once rather than once a pixel.
+            let columns = (0..<outputWidth).map { $0 * component.horizontal / maxHorizontal }
+            var plane = [UInt8](repeating: 0, count: outputWidth * outputHeight)
+            plane.withUnsafeMutableBufferPointer { plane in
+                columns.withUnsafeBufferPointer { columns in
+                    for y in 0..<outputHeight {
+                        let row = component.dc.values.baseAddress! + (y * component.vertical / maxVertical) * component.blocksWide
+                        for x in 0..<outputWidth {
+                            plane[y * outputWidth + x] = UInt8(clamping: ((Int(row[columns[x]]) * quantizer + 4) >> 3) + 128)
+                        }
+                    }
                 }
             }
+            return plane
         }
         if components.count == 1 {
             return .init(width: outputWidth, height: outputHeight, channels: 1, pixels: planes[0])
@@ -249,12 +256,20 @@ private struct DCDecoder {
         // libjpeg reads three components as RGB when Adobe's marker says so, or their ids spell it.
         guard adobeTransform != 0, components.map(\.id) != Array("RGB".utf8) else { return nil }
         var rgb = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
-        for index in 0..<(outputWidth * outputHeight) {
-            let y = Int(planes[0][index]), cb = Int(planes[1][index]) - 128, cr = Int(planes[2][index]) - 128
-            let half = 1 << 15
-            rgb[3 * index] = UInt8(clamping: y + ((91_881 * cr + half) >> 16))
-            rgb[3 * index + 1] = UInt8(clamping: y + ((-22_554 * cb - 46_802 * cr + half) >> 16))
-            rgb[3 * index + 2] = UInt8(clamping: y + ((116_130 * cb + half) >> 16))
+        rgb.withUnsafeMutableBufferPointer { rgb in
+            planes[0].withUnsafeBufferPointer { luma in
+                planes[1].withUnsafeBufferPointer { blue in
+                    planes[2].withUnsafeBufferPointer { red in
+                        for index in 0..<(outputWidth * outputHeight) {
+                            let y = Int(luma[index]), cb = Int(blue[index]) - 128, cr = Int(red[index]) - 128
+                            let half = 1 << 15
+                            rgb[3 * index] = UInt8(clamping: y + ((91_881 * cr + half) >> 16))
+                            rgb[3 * index + 1] = UInt8(clamping: y + ((-22_554 * cb - 46_802 * cr + half) >> 16))
+                            rgb[3 * index + 2] = UInt8(clamping: y + ((116_130 * cb + half) >> 16))
+                        }
+                    }
+                }
+            }
         }
         return .init(width: outputWidth, height: outputHeight, channels: 3, pixels: rgb)
     }
