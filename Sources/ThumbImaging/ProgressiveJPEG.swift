@@ -256,20 +256,12 @@ private struct DCDecoder {
         // libjpeg reads three components as RGB when Adobe's marker says so, or their ids spell it.
         guard adobeTransform != 0, components.map(\.id) != Array("RGB".utf8) else { return nil }
         var rgb = [UInt8](repeating: 0, count: outputWidth * outputHeight * 3)
-        rgb.withUnsafeMutableBufferPointer { rgb in
-            planes[0].withUnsafeBufferPointer { luma in
-                planes[1].withUnsafeBufferPointer { blue in
-                    planes[2].withUnsafeBufferPointer { red in
-                        for index in 0..<(outputWidth * outputHeight) {
-                            let y = Int(luma[index]), cb = Int(blue[index]) - 128, cr = Int(red[index]) - 128
-                            let half = 1 << 15
-                            rgb[3 * index] = UInt8(clamping: y + ((91_881 * cr + half) >> 16))
-                            rgb[3 * index + 1] = UInt8(clamping: y + ((-22_554 * cb - 46_802 * cr + half) >> 16))
-                            rgb[3 * index + 2] = UInt8(clamping: y + ((116_130 * cb + half) >> 16))
-                        }
-                    }
-                }
-            }
+        for index in 0..<(outputWidth * outputHeight) {
+            let y = Int(planes[0][index]), cb = Int(planes[1][index]) - 128, cr = Int(planes[2][index]) - 128
+            let half = 1 << 15
+            rgb[3 * index] = UInt8(clamping: y + ((91_881 * cr + half) >> 16))
+            rgb[3 * index + 1] = UInt8(clamping: y + ((-22_554 * cb - 46_802 * cr + half) >> 16))
+            rgb[3 * index + 2] = UInt8(clamping: y + ((116_130 * cb + half) >> 16))
         }
         return .init(width: outputWidth, height: outputHeight, channels: 3, pixels: rgb)
     }
