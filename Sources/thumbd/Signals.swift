@@ -11,9 +11,9 @@ import ThumbRuntime
 enum Signals {
     /// Call first, before the command starts any thread: threads inherit the mask. Whatever was
     /// blocked or ignored by whoever started thumbd (a test runner, some supervisors) is back to
-    /// the default; `taking` are blocked, for `take`. Their action becomes a handler that does
-    /// nothing, for a thread started before this call: ignored instead, they would be dropped even
-    /// while blocked.
+    /// the default, but SIGPIPE, ignored; `taking` are blocked, for `take`. Their action becomes a
+    /// handler that does nothing, for a thread started before this call: ignored instead, they
+    /// would be dropped even while blocked.
     static func startWithDefaults(taking numbers: [Int32]) {
         var blocked = set(of: numbers)
         pthread_sigmask(SIG_SETMASK, &blocked, nil)

@@ -45,12 +45,7 @@ struct ProcessRobustnessTests {
         let pid = try #require(stack.thumbdPID)
         // Connections only: a descriptor opened once and kept (as libdispatch keeps the timer
         // descriptor it opens the first time it is asked for a timer) is no connection held.
-        let links = { () -> [String] in
-            ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted().compactMap {
-                try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
-            }
-        }
-        let connections = { links().filter { $0.hasPrefix("socket:") }.count }
+        let connections = { Self.openFiles(of: pid).filter { $0.hasPrefix("socket:") }.count }
         let path = stack.signed("/insecure/w:32/plain/\(origin.url("/slow.jpg"))@png")
         var clients = [try HTTPClient.ask(port: stack.port, path: path)]
         #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
@@ -63,7 +58,7 @@ struct ProcessRobustnessTests {
 
         // Then nginx closes their FastCGI connections, and thumbd its ends, unanswered (500 of
         // each, while other suites' stacks share the two cores: given 30 s)
-        #expect(eventually(timeout: 30) { connections() <= one - 1 }, "\(one) connections with one client, \(connections()) now, of \(links())")
+        #expect(eventually(timeout: 30) { connections() <= one - 1 }, "\(one) connections with one client, \(connections()) now, of \(Self.openFiles(of: pid))")
 
         // and the job goes on: once the origin answers, the thumbnail is stored and served from its
         // file, by nginx, or by thumbd while nginx's open_file_cache still remembers it missing
@@ -180,13 +175,17 @@ struct ProcessRobustnessTests {
         #expect(stack.thumbdExitStatus(within: 1) == 0)
     }
 
-    /// The processes that have `file` (a descriptor's link, such as `pipe:[inode]`) open.
+    /// What a process's descriptors point at (`socket:[inode]`, `pipe:[inode]`, a path), by descriptor.
+    static func openFiles(of pid: pid_t) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).sorted().compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }
+    }
+
+    /// The processes that have `file` (such as `pipe:[inode]`) open.
     static func processes(holding file: String) -> [pid_t] {
         let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return processes.compactMap(pid_t.init).filter { process in
-            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process)/fd")) ?? []
-            return descriptors.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process)/fd/\($0)")) == file }
-        }
+        return processes.compactMap(pid_t.init).filter { openFiles(of: $0).contains(file) }
     }
 
     /// Finds the process's listening unix socket and shuts it down through a duplicate.
