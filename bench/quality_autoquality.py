@@ -151,10 +151,6 @@ def summary(runs):
             "full_chroma": sum(r.get("full_chroma", False) for r in runs.values())}
 
 
-def allowed_points(curve):
-    return sorted(point for point in curve if point[0] <= BOUNDS[1])
-
-
 def kept_setting(candidates, fixed):
     """(setting, bytes ratio, median, worst) of the candidate (setting, picks) with the fewest bytes
     that keeps q80's median and worst, or None."""
@@ -169,7 +165,7 @@ def kept_setting(candidates, fixed):
 
 def one_target_bound(curves, fixed):
     def picks(target):
-        return [next((p for p in allowed_points(c) if p[3] >= target), allowed_points(c)[-1]) for c in curves.values()]
+        return [next((p for p in curve if p[3] >= target), curve[-1]) for curve in curves]
     return kept_setting(((target, picks(target)) for target in range(30, 96)), fixed)
 
 
@@ -177,29 +173,27 @@ def trade_bound(curves, fixed):
     lambdas = [round(10 * 1.05 ** step) for step in range(130)]  # 10 to about 5,600 bytes a point
 
     def picks(floor, weight):
-        chosen = []
-        for curve in curves.values():
-            points = [p for p in allowed_points(curve) if p[3] >= floor] or allowed_points(curve)[-1:]
-            chosen.append(min(points, key=lambda p: p[1] - weight * p[3]))
-        return chosen
+        return [min([p for p in curve if p[3] >= floor] or curve[-1:], key=lambda p: p[1] - weight * p[3])
+                for curve in curves]
     return kept_setting((((floor, weight), picks(floor, weight)) for floor in range(30, 96) for weight in lambdas), fixed)
 
 
 def corpus_bound(curves, fixed):
     """Bytes ratio of the cheapest choice over the whole corpus, or None if a photo cannot reach q80's worst."""
     low, lift = [], []
-    for curve in curves.values():
-        points = allowed_points(curve)
-        reaching_worst = [p[1] for p in points if p[3] >= fixed["worst"]]
+    for curve in curves:
+        reaching_worst = [p[1] for p in curve if p[3] >= fixed["worst"]]
         if not reaching_worst:
             return None
         low.append(min(reaching_worst))
-        lift.append(min((p[1] for p in points if p[3] >= fixed["median"]), default=float("inf")) - low[-1])
+        lift.append(min((p[1] for p in curve if p[3] >= fixed["median"]), default=float("inf")) - low[-1])
     return (sum(low) + sum(sorted(lift)[:len(low) // 2 + 1])) / fixed["bytes"]
 
 
 def bounds_line(curves, fixed):
-    one, trade, whole = one_target_bound(curves, fixed), trade_bound(curves, fixed), corpus_bound(curves, fixed)
+    # Each photo's points up to MAX, by quality.
+    sorted_curves = [sorted(point for point in curve if point[0] <= BOUNDS[1]) for curve in curves.values()]
+    one, trade, whole = (bound(sorted_curves, fixed) for bound in (one_target_bound, trade_bound, corpus_bound))
     missing = f"none keeps q{FIXED}'s median and worst"
     return ("Bounds with SSIMULACRA2 itself as the metric, in q80's bytes (bench/quality_autoquality.py's "
             "docstring): one target " + (f"{one[1]:.3f}x (S = {one[0]})" if one else missing)
