@@ -148,7 +148,7 @@ final class DemoRun {
     static let window = (width: 1280, height: 2800)
     let directory: String
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let networkUnchanged: NetworkChangeLock
 
     /// - Parameter photos: the origin's files, by name, each a copy of the file at its path; by
@@ -168,18 +168,16 @@ final class DemoRun {
             try FileManager.default.copyItem(atPath: path, toPath: photoDirectory + "/" + name)
         }
         try prepare(directory)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: TestStack.repositoryRoot + "/deploy/run")
         // As from a user's shell: not the restrictive ImageMagick policy these tests draw under.
-        process.environment = ProcessInfo.processInfo.environment.filter { $0.key != "MAGICK_CONFIGURE_PATH" }.merging([
-            "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
-            "THUMBD_PHOTOS": photoDirectory,
-        ]) { $1 }
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        _ = FileManager.default.createFile(atPath: directory + "/deploy-run.log", contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: directory + "/deploy-run.log")
-        // deploy/run (bash) must see the TERM that stops it.
-        try process.runWithSignalsUnblocked()
+        // deploy/run (bash) sees the TERM that stops it: ChildProcess blocks no signal.
+        let process = try ChildProcess(
+            TestStack.repositoryRoot + "/deploy/run", [],
+            environment: ProcessInfo.processInfo.environment.filter { $0.key != "MAGICK_CONFIGURE_PATH" }.merging([
+                "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
+                "THUMBD_PHOTOS": photoDirectory,
+            ]) { $1 },
+            stderr: .file(directory + "/deploy-run.log"))
+        self.process = process
         try waitUntil("deploy/run serves its page", timeout: 60) {
             guard process.isRunning else { throw StackError("deploy/run ended before it served its page") }
             return (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status == 200
@@ -187,10 +185,7 @@ final class DemoRun {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.stop(timeout: 30)
         // Only the screenshot (and the logs) stay, for a look after the test.
         let kept: Set = ["screenshot.png", "deploy-run.log", "thumbd.log", "nginx-error.log"]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [] where !kept.contains(name) {

@@ -18,7 +18,7 @@ final class RunDirectoryTests {
     /// run leaves its mark.
     let victims: String
     /// A process of root's that neither script started, named by the planted pid files.
-    let bystander = Process()
+    let bystander: ChildProcess
 
     var secret: String { victims + "/secret" }
     var mark: String { victims + "/owned" }
@@ -29,15 +29,12 @@ final class RunDirectoryTests {
         victims = String(cString: made)
         try "secret\n".write(toFile: victims + "/secret", atomically: false, encoding: .utf8)
         chmod(victims + "/secret", 0o600)
-        bystander.executableURL = URL(fileURLWithPath: "/bin/sleep")
-        bystander.arguments = ["600"]
-        // A TERM sent to it would end it: that it lives on says none was.
-        try bystander.runWithSignalsUnblocked()
+        // A TERM sent to it would end it (ChildProcess blocks no signal): that it lives on says none was.
+        bystander = try ChildProcess("/bin/sleep", ["600"])
     }
 
     deinit {
-        bystander.terminate()
-        bystander.waitUntilExit()
+        bystander.stop()
         try? FileManager.default.removeItem(atPath: victims)
     }
 
@@ -100,14 +97,14 @@ final class RunDirectoryTests {
         // When deploy/run starts in one, stopping what an earlier run left there
         let demo = try DemoRun(photos: [photo: TestPhotos.directory + "/" + photo]) { run in
             for pidfile in ["nginx.pid", "thumbd.pid"] {
-                try "\(self.bystander.processIdentifier)\n".write(toFile: run + "/" + pidfile, atomically: false, encoding: .utf8)
+                try "\(self.bystander.pid)\n".write(toFile: run + "/" + pidfile, atomically: false, encoding: .utf8)
             }
         }
         defer { demo.stop() }
         // and deploy/cluster down clears the other, stopping its front
         let cluster = try Self.temporaryDirectory()
         try FileManager.default.createDirectory(atPath: cluster + "/front", withIntermediateDirectories: false)
-        try "\(bystander.processIdentifier)\n".write(toFile: cluster + "/front/nginx.pid", atomically: false, encoding: .utf8)
+        try "\(bystander.pid)\n".write(toFile: cluster + "/front/nginx.pid", atomically: false, encoding: .utf8)
         let down = try deploy("cluster", ["down"], environment: ["THUMBD_RUN_DIR": cluster, "THUMBD_CLUSTER_NAME": "thumbdh"])
 
         // Then that process lives on, the demo serves, and the cluster's directory is gone
@@ -129,7 +126,7 @@ final class RunDirectoryTests {
             ln -s "$3" nginx-tmp/client-body && ln -s "$3" demo/index.html && ln -s "$3" origin/photo.jpg && echo "$dir"
             """
         let made = try ProcessRunner.run(setpriv, [
-            "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c", script, "sh", mark, "\(bystander.processIdentifier)", secret,
+            "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/bin/sh", "-c", script, "sh", mark, "\(bystander.pid)", secret,
         ])
         guard made.status == 0 else { throw StackError("nobody could not prepare a directory: \(made.errors)") }
         return made.output.trimmingCharacters(in: .whitespacesAndNewlines)

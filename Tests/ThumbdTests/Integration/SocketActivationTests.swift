@@ -1,5 +1,8 @@
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Started by a socket unit, thumbd serves on the socket systemd passes and leaves it in place
 /// when it stops, so a request made while it restarts waits in the socket's backlog and is
@@ -8,42 +11,50 @@ import Testing
 struct SocketActivationTests {
     /// The holder, driven line by line.
     final class Holder {
-        let process = Process()
-        private let input = Pipe()
-        private let output = Pipe()
-        private var buffered = ""
+        let process: ChildProcess
+        private let input: Int32
+        private let output: Int32
+        private var buffered: [UInt8] = []
 
         init(socket: String, environment: [String: String], log: String) throws {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [TestStack.repositoryRoot + "/Tests/ThumbdTests/Support/socket-holder.py", socket,
-                                 TestStack.thumbdBinary, "serve"]
-            process.environment = environment
-            process.standardInput = input
-            process.standardOutput = output
-            _ = FileManager.default.createFile(atPath: log, contents: nil)
-            process.standardError = FileHandle(forWritingAtPath: log)
-            try process.run()
+            let (input, output) = try (PipeDescriptors(), PipeDescriptors())
+            process = try ChildProcess("/usr/bin/python3", [
+                TestStack.repositoryRoot + "/Tests/ThumbdTests/Support/socket-holder.py", socket, TestStack.thumbdBinary, "serve",
+            ], environment: environment, stdin: .descriptor(input.reading), stdout: .descriptor(output.writing), stderr: .file(log))
+            close(input.reading)
+            close(output.writing)
+            (self.input, self.output) = (input.writing, output.reading)
         }
 
         func say(_ line: String) {
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+            PipeDescriptors.writeAll(Array((line + "\n").utf8), to: input)
         }
 
-        /// The holder's next line.
+        /// The holder's next line; empty when it has ended, or said nothing for a minute.
         func nextLine() -> String {
-            while !buffered.contains("\n") {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { return "" }
-                buffered += String(decoding: data, as: UTF8.self)
+            while !buffered.contains(UInt8(ascii: "\n")) {
+                var ready = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                guard poll(&ready, 1, 60_000) == 1 else {
+                    Issue.record("timed out waiting for a line from socket-holder.py")
+                    return ""
+                }
+                let count = read(output, &chunk, chunk.count)
+                if count <= 0 { return "" }
+                buffered += chunk[..<count]
             }
-            let line = String(buffered.prefix { $0 != "\n" })
+            let line = buffered.prefix { $0 != UInt8(ascii: "\n") }
             buffered.removeFirst(line.count + 1)
-            return line
+            return String(decoding: line, as: UTF8.self)
         }
 
         func end() {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            close(input)
+            if (try? process.wait(timeout: 60, for: "socket-holder.py to end once its input closed")) == nil {
+                Issue.record("socket-holder.py did not end once its input closed")
+                process.signalGroup(SIGKILL)
+            }
+            close(output)
         }
     }
 

@@ -152,7 +152,7 @@ struct WarmTests {
         let warm = try WarmProcess(stack: stack, ["--concurrency", "2"], input: lines)
         #expect(eventually { slow.totalRequests >= 4 })
         warm.send(SIGINT)
-        let run = warm.wait()
+        let run = try warm.wait()
 
         // Then it stopped early with the interrupt's status, having finished what it had started
         #expect(run.status == 130, "\(run.log)")
@@ -188,7 +188,7 @@ struct WarmTests {
 
         // When interrupted again
         warm.send(SIGINT)
-        let run = warm.wait()
+        let run = try warm.wait()
 
         // Then it gives them up, having started no others, and says so: "abandoned" is the second
         // signal's doing (waited for, they would have failed at the origin's 30 s timeouts)

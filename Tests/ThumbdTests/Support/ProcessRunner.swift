@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs a program to its end, with bytes on its standard input, and gives back what it wrote.
 enum ProcessRunner {
@@ -10,25 +13,33 @@ enum ProcessRunner {
     }
 
     /// - Parameter environment: the whole environment; nil passes the test runner's on.
+    /// - Parameter timeout: seconds it may take; past them its group is killed and the run throws.
     static func run(_ executable: String, _ arguments: [String], input: [UInt8] = [],
-                    environment: [String: String]? = nil) throws -> Finished {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let (stdin, stdout, stderr) = (Pipe(), Pipe(), Pipe())
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
+                    environment: [String: String]? = nil, timeout: Double = 300) throws -> Finished {
+        let (stdin, stdout, stderr) = try (PipeDescriptors(), PipeDescriptors(), PipeDescriptors())
+        let child: ChildProcess
+        do {
+            child = try ChildProcess(executable, arguments, environment: environment, stdin: .descriptor(stdin.reading),
+                                     stdout: .descriptor(stdout.writing), stderr: .descriptor(stderr.writing))
+        } catch {
+            for fd in [stdin, stdout, stderr].flatMap({ [$0.reading, $0.writing] }) { close(fd) }
+            throw error
+        }
+        for fd in [stdin.reading, stdout.writing, stderr.writing] { close(fd) }
         // Read both outputs while writing, so that neither pipe fills and stalls the program.
-        let errors = Thread.runDetached { stderr.fileHandleForReading.readDataToEndOfFile() }
-        let output = Thread.runDetached { stdout.fileHandleForReading.readDataToEndOfFile() }
-        stdin.fileHandleForWriting.write(Data(input))
-        try stdin.fileHandleForWriting.close()
-        let (outputData, errorData) = (output.value(), errors.value())
-        process.waitUntilExit()
-        return Finished(status: process.terminationStatus, outputBytes: [UInt8](outputData),
-                        errors: String(decoding: errorData, as: UTF8.self))
+        let errors = Thread.runDetached { PipeDescriptors.readToEnd(stderr.reading) }
+        let output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading) }
+        PipeDescriptors.writeAll(input, to: stdin.writing)
+        close(stdin.writing)
+        do {
+            try child.wait(timeout: timeout, for: "\(executable) \(arguments.prefix(3).joined(separator: " ")) to end")
+        } catch {
+            child.signalGroup(SIGKILL)  // its readers then see the pipes' ends
+            _ = (output.value(), errors.value())
+            throw error
+        }
+        let (outputBytes, errorBytes) = (output.value(), errors.value())
+        return Finished(status: child.terminationStatus!, outputBytes: outputBytes,
+                        errors: String(decoding: errorBytes, as: UTF8.self))
     }
 }

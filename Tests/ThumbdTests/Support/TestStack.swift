@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,11 +14,15 @@ final class TestStack: @unchecked Sendable {
     let port: Int
     /// One thumbd per socket; with several, nginx spreads misses over them (an upstream).
     let sockets: [String]
-    private var thumbds: [Process?]
+    private var thumbds: [ChildProcess?]
     private let thumbdEnvironment: [String: String]
     /// A command thumbd is started through (`prlimit --nofile=N`), if any.
     private let launcher: [String]
-    private let nginx: Process
+    private let nginx: ChildProcess
+    /// nginx's listening socket, bound here and handed to nginx (its NGINX variable, as for a binary
+    /// upgrade): a port chosen, freed and bound again later could be taken by anyone meanwhile.
+    private let listener: Int32
+    private let isShutDown = Atomic(false)
 
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -50,7 +56,7 @@ final class TestStack: @unchecked Sendable {
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
         directory = String(cString: made)
         self.cacheRoot = cacheRoot ?? directory + "/cache"
-        port = try FreePort.next()
+        (listener, port) = try Self.listeningSocket()
         // nginx's workers run as nobody: they read; nginx's master makes its temp paths in
         // nginx-tmp, 0700 and theirs (a directory they could write to would let them plant a link
         // the master follows when it hands those over)
@@ -93,11 +99,8 @@ final class TestStack: @unchecked Sendable {
         if environment["THUMBD_KEY"] == nil && environment["THUMBD_CONFIG"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
         thumbdEnvironment.merge(environment) { $1 }
         self.thumbdEnvironment = thumbdEnvironment
-        nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        nginx.arguments = ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"]
-        nginx.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try nginx.run()
+        nginx = try ChildProcess("/usr/sbin/nginx", ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"],
+                                 environment: ["NGINX": "\(listener);"], inherited: [listener])
         for instance in 0..<instances { try startThumbd(instance) }
         try waitUntil("nginx listens on \(port)") { Self.canConnect(port: self.port) }
     }
@@ -159,19 +162,24 @@ final class TestStack: @unchecked Sendable {
     /// Sends `signal` to one thumbd and waits for it to end.
     func stopThumbd(_ instance: Int, signal: Int32) {
         guard let thumbd = thumbds[instance], thumbd.isRunning else { return }
-        kill(thumbd.processIdentifier, signal)
-        thumbd.waitUntilExit()
+        thumbd.signal(signal)
+        do {
+            try thumbd.wait(timeout: 60, for: "thumbd \(instance) to end after signal \(signal)")
+        } catch {
+            thumbd.signalGroup(SIGKILL)
+            Issue.record("\(error)")
+        }
     }
 
     /// Sends `signal` to every thumbd, and returns at once.
     func signalThumbd(_ signal: Int32) {
-        for case let thumbd? in thumbds where thumbd.isRunning { kill(thumbd.processIdentifier, signal) }
+        for case let thumbd? in thumbds { thumbd.signal(signal) }
     }
 
     var thumbdIsRunning: Bool { thumbds.contains { $0?.isRunning ?? false } }
 
     /// The first thumbd's process id (the launcher's, which execs thumbd).
-    var thumbdPID: pid_t? { thumbds[0]?.processIdentifier }
+    var thumbdPID: pid_t? { thumbds[0]?.pid }
 
     /// The first thumbd's exit status once it has ended by itself within `timeout` seconds; nil if
     /// it still runs.
@@ -183,7 +191,7 @@ final class TestStack: @unchecked Sendable {
     /// A running thumbd's resident memory in KiB (VmRSS), nil when it is not running.
     func thumbdResidentKiB(_ instance: Int = 0) -> Int? {
         guard let thumbd = thumbds[instance], thumbd.isRunning,
-              let status = try? String(contentsOfFile: "/proc/\(thumbd.processIdentifier)/status", encoding: .utf8),
+              let status = try? String(contentsOfFile: "/proc/\(thumbd.pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return nil }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
     }
@@ -223,10 +231,9 @@ final class TestStack: @unchecked Sendable {
 
     func shutdown() {
         stopThumbd()
-        if nginx.isRunning {
-            nginx.terminate()
-            nginx.waitUntilExit()
-        }
+        nginx.stop()
+        guard !isShutDown.exchange(true, ordering: .relaxed) else { return }
+        close(listener)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -234,17 +241,10 @@ final class TestStack: @unchecked Sendable {
     func startThumbd(_ instance: Int = 0) throws {
         let socket = sockets[instance]
         unlink(socket)  // a killed thumbd leaves its socket file behind
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher.first ?? Self.thumbdBinary)
-        process.arguments = launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.thumbdBinary]
-        process.environment = thumbdEnvironment.merging(["PATH": "/usr/bin:/bin", "THUMBD_LISTEN": "unix:\(socket)"]) { $1 }
-        if !FileManager.default.fileExists(atPath: logPath(instance)) {
-            FileManager.default.createFile(atPath: logPath(instance), contents: nil)
-        }
-        let log = FileHandle(forWritingAtPath: logPath(instance))
-        log?.seekToEndOfFile()
-        process.standardError = log
-        try process.run()
+        let process = try ChildProcess(
+            launcher.first ?? Self.thumbdBinary, launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.thumbdBinary],
+            environment: thumbdEnvironment.merging(["PATH": "/usr/bin:/bin", "THUMBD_LISTEN": "unix:\(socket)"]) { $1 },
+            stderr: .file(logPath(instance)))
         thumbds[instance] = process
         try waitUntil("thumbd listens on \(socket)") { FileManager.default.fileExists(atPath: socket) || !process.isRunning }
         guard process.isRunning else { throw StackError("thumbd exited at start:\n\(thumbdLog)") }
@@ -266,6 +266,27 @@ final class TestStack: @unchecked Sendable {
             text = text.replacingOccurrences(of: placeholder, with: value)
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// A socket listening on a port of 127.0.0.1 the kernel picks, closed on exec but for the
+    /// child it is handed to.
+    private static func listeningSocket() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw StackError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 511) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else {
+            close(fd)
+            throw StackError("cannot listen on 127.0.0.1: \(String(cString: strerror(errno)))")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private static func canConnect(port: Int) -> Bool {

@@ -16,8 +16,8 @@ final class WarmProcess: @unchecked Sendable {
         let log: String
     }
 
-    private let process = Process()
-    private let output: DetachedResult<Data>
+    private let process: ChildProcess
+    private let output: DetachedResult<[UInt8]>
     private let errors: DetachedResult<Void>
     /// Standard error as far as it has been read.
     private let errorsRead = ReadSoFar()
@@ -25,25 +25,24 @@ final class WarmProcess: @unchecked Sendable {
     /// - Parameter input: written to standard input, then closed; nil gives it no input.
     /// - Parameter environment: THUMBD_* settings; nothing of the test runner's goes through.
     init(stack: TestStack, _ arguments: [String], input: String? = nil, environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: TestStack.thumbdBinary)
-        process.arguments = ["warm", "--server", "http://127.0.0.1:\(stack.port)"] + arguments
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin"]) { $1 }
-        let stdout = Pipe(), stderr = Pipe(), stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
+        let (stdin, stdout, stderr) = try (PipeDescriptors(), PipeDescriptors(), PipeDescriptors())
+        process = try ChildProcess(
+            TestStack.thumbdBinary, ["warm", "--server", "http://127.0.0.1:\(stack.port)"] + arguments,
+            environment: environment.merging(["PATH": "/usr/bin:/bin"]) { $1 },
+            stdin: input == nil ? .null : .descriptor(stdin.reading), stdout: .descriptor(stdout.writing),
+            stderr: .descriptor(stderr.writing))
+        for fd in [stdin.reading, stdout.writing, stderr.writing] { close(fd) }
         // Read while it runs, so a full pipe never stalls it.
-        output = Thread.runDetached { stdout.fileHandleForReading.readDataToEndOfFile() }
+        output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading) }
         errors = Thread.runDetached { [errorsRead] in
-            while case let chunk = stderr.fileHandleForReading.availableData, !chunk.isEmpty {
-                errorsRead.bytes.withLock { $0.append(chunk) }
+            defer { close(stderr.reading) }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            while case let count = read(stderr.reading, &chunk, chunk.count), count > 0 || (count < 0 && errno == EINTR) {
+                if count > 0 { errorsRead.bytes.withLock { $0 += chunk[..<count] } }
             }
         }
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
+        PipeDescriptors.writeAll(Array((input ?? "").utf8), to: stdin.writing)
+        close(stdin.writing)
     }
 
     var isRunning: Bool { process.isRunning }
@@ -52,14 +51,19 @@ final class WarmProcess: @unchecked Sendable {
     var logSoFar: String { errorsRead.bytes.withLock { String(decoding: $0, as: UTF8.self) } }
 
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.signal(signal)
     }
 
-    func wait() -> Finished {
-        process.waitUntilExit()
+    func wait() throws -> Finished {
+        do {
+            try process.wait(timeout: 120, for: "thumbd warm to end")
+        } catch {
+            process.signalGroup(SIGKILL)
+            throw error
+        }
         let summary = String(decoding: output.value(), as: UTF8.self).split(separator: "\n").map(String.init)
         errors.value()
-        return Finished(status: process.terminationStatus, summary: summary, log: logSoFar)
+        return Finished(status: process.terminationStatus!, summary: summary, log: logSoFar)
     }
 
     /// Runs to the end.
@@ -70,5 +74,5 @@ final class WarmProcess: @unchecked Sendable {
 }
 
 private final class ReadSoFar: Sendable {
-    let bytes = Mutex(Data())
+    let bytes = Mutex<[UInt8]>([])
 }

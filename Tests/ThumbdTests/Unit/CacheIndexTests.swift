@@ -317,11 +317,9 @@ final class TestCache: @unchecked Sendable {
 
     /// The pid of a process that has ended.
     static func deadPID() throws -> UInt32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
-        process.waitUntilExit()
-        return UInt32(process.processIdentifier)
+        let process = try ChildProcess("/bin/true", [])
+        try process.wait(timeout: 30, for: "/bin/true to end")
+        return UInt32(process.pid)
     }
 }
 
