@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,6 +43,10 @@ public final class CacheIndex: @unchecked Sendable {
     private var slotsUnchecked: Bool
     /// How often each key was asked for, stored or not, beside the index: eviction's admission.
     let uses: FrequencySketch
+    /// What this process counted of the shared totals: each process exports its own share, so that
+    /// summing every instance's counters gives the total once.
+    private let hitsCountedHere = Atomic<UInt64>(0)
+    private let keysEvictedHere = Atomic<UInt64>(0)
 
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
     /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
@@ -164,9 +169,15 @@ public final class CacheIndex: @unchecked Sendable {
         return true
     }
 
-    /// Counts hits that nginx reported, for `thumbd cache stats`.
+    /// Counts hits that nginx reported: in the index for `thumbd cache stats`, and as this process's share.
     public func countHits(_ count: Int) {
         current.addRelaxed(UInt64(count), at: IndexLayout.Header.hitsReported)
+        hitsCountedHere.add(UInt64(count), ordering: .relaxed)
+    }
+
+    /// The hits this process read from nginx's log, and the keys it evicted: its share of the totals.
+    public var countedHere: (hitsReported: UInt64, keysEvicted: UInt64) {
+        (hitsCountedHere.load(ordering: .relaxed), keysEvictedHere.load(ordering: .relaxed))
     }
 
     /// Starts the hit count anew (a thumbd that begins to read nginx's reports).
@@ -363,6 +374,7 @@ public final class CacheIndex: @unchecked Sendable {
         let mapping = current
         mapping.addRelaxed(UInt64(keys), at: IndexLayout.Header.keysEvicted)
         mapping.addRelaxed(bytes, at: IndexLayout.Header.bytesEvicted)
+        keysEvictedHere.add(UInt64(keys), ordering: .relaxed)
     }
 
     // MARK: The lock

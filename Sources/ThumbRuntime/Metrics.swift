@@ -30,7 +30,7 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// Counted elsewhere (the coalescers, the shared cache index): exported as counters when scraped.
+    /// Counted elsewhere (the coalescers, the cache index): exported as counters when scraped.
     /// Each kind of metric has its own table of names and HELP texts, alike in shape on purpose:
     /// each is data, read where that kind is exported.
     public enum Mirrored: String, CaseIterable, Sendable {
@@ -47,8 +47,8 @@ public final class Metrics: Sendable {
             case .thumbnailRequestsJoined: "Requests that waited for a thumbnail job another request had started"
             case .sourceJobs: "Source jobs started (one per source URL at a time)"
             case .sourceRequestsJoined: "Thumbnail jobs that waited for a source job another had started"
-            case .cacheHitsReported: "Hits nginx reported in its hits log, by every thumbd sharing the cache"
-            case .cacheKeysEvicted: "Thumbnail keys evicted from the cache, by every thumbd sharing it"
+            case .cacheHitsReported: "Hits nginx reported in its hits log that this thumbd read (sum the instances sharing a cache)"
+            case .cacheKeysEvicted: "Thumbnail keys this thumbd evicted from the cache (sum the instances sharing it)"
             }
         }
     }

@@ -52,6 +52,23 @@ struct SharedCacheTests {
         #expect(try stack.cacheCommand(["verify"]).status == 0)
     }
 
+    @Test func theInstancesCountersSumToEachHitOnce() throws {
+        // Given two thumbd processes on one cache, with signed URLs (nginx serves the hits), and
+        // three thumbnails made
+        let stack = try TestStack(environment: TestStack.signing, instances: 2)
+        defer { stack.shutdown() }
+        let paths = (1...3).map { "/insecure/rs:fit:\(50 + $0):50/plain/\(origin.url("/photo.jpg"))@jpg" }
+        for path in paths { #expect(try stack.get(path).status == 200) }
+
+        // When each is asked for twice more, and the index has counted those six hits
+        for path in paths + paths { #expect(try stack.get(path).status == 200) }
+        try waitUntil("the index counts six hits") { try stack.cacheCommand(["stats"]).output.contains("hits      6 reported") }
+
+        // Then the two processes' counters add up to six, as a Prometheus sum over instances would
+        let counted = try (0..<2).map { try stack.metrics(instance: $0)["thumbd_cache_hits_reported_total"] ?? 0 }
+        #expect(counted.reduce(0, +) == 6)
+    }
+
     @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
         // Given sources whose thumbnails are their own bytes (skp), 30 of B = 256 KiB and one of
         // 17 B, and a bound of 30.5 B beside the index and the directories (at most 150 KiB here),
