@@ -63,7 +63,8 @@ public struct RequestHandler: Sendable {
         // Once the job has answered, the deadline finds nothing left to send.
         deadlines.add {
             guard once.send(.error(.deadlineExceeded)) else { return }
-            handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started)
+            handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started,
+                        source: request.sourceURL)
         }
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
         // coalescer hands the job's outcome to its waiters on, not in a task. The request that
@@ -71,14 +72,17 @@ public struct RequestHandler: Sendable {
         pipeline.join(request, documentURI: incoming.documentURI, requestID: incoming.requestID) { outcome, startedHere in
             let answer = handler.answer(outcome, for: request, incoming: incoming)
             if once.send(answer), !startedHere {
-                handler.log("joined", incoming, status: answer.status, type: "joined", since: started)
+                handler.log("joined", incoming, status: answer.status, type: "joined", since: started, source: request.sourceURL)
             }
         }
     }
 
-    /// A request's line, when no job logs it: what it asked, how it ended, how long it took.
+    /// A request's line, when no job logs it: what it asked, how it ended, how long it took, and
+    /// the source's host once the URL parsed (as the job's line has it), so that an operator finds
+    /// every answer about one origin.
     private func log(_ message: Logger.Message, _ incoming: IncomingRequest, status: Int, type: String,
-                     since started: ContinuousClock.Instant, level: Logger.Level = .info, error: ThumbError? = nil) {
+                     since started: ContinuousClock.Instant, level: Logger.Level = .info, error: ThumbError? = nil,
+                     source: String? = nil) {
         logger.log(level: level, message, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(incoming.requestID)",
@@ -88,6 +92,7 @@ public struct RequestHandler: Sendable {
                 "total_ms": "\(Int((ContinuousClock.now - started) / .milliseconds(1)))",
             ]
             if let error { metadata["error"] = "\(error)" }
+            if let source { metadata["origin"] = "\(OriginFetcher.host(of: source))" }
             return metadata
         }())
     }
@@ -110,11 +115,13 @@ public struct RequestHandler: Sendable {
         default: break
         }
         metrics.requestStarted()
+        var source: String?
         do throws(ThumbError) {
             let rules = self.rules.current
             let parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
                 try rules.parser.parse(requestURI: uri)
             }
+            source = parsed.sourceURL
             try sourceRules.current.allowedSources.check(parsed.sourceURL)
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
@@ -127,12 +134,13 @@ public struct RequestHandler: Sendable {
             if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
                 metrics.increment(.storedFileAnswers)
                 store.index.touch(stored.relative)
-                log("stored", incoming, status: 200, type: "stored", since: started, level: .debug)
+                log("stored", incoming, status: 200, type: "stored", since: started, level: .debug, source: source)
                 return .answered(storedAnswer(stored, made: false, for: request), .stored)
             }
             return .miss(request)
         } catch {
-            log("error", incoming, status: error.status, type: error.kind, since: started, level: error.logLevel, error: error)
+            log("error", incoming, status: error.status, type: error.kind, since: started, level: error.logLevel, error: error,
+                source: source)
             return .answered(errorResponse(error), .error)
         }
     }

@@ -89,6 +89,8 @@ struct RequestLogLineTests {
         origin.release("/photo.jpg")
         #expect(try both.value().allSatisfy { (try? $0.get().status) == 200 })
         #expect(try stack.get(stack.signed("/insecure/w:32/plain/\(origin.url("/gone.jpg"))@png")).status == 404)
+        // and one asks with a URL that expired, answered before any job
+        #expect(try stack.get(stack.signed("/insecure/exp:1/w:32/plain/\(origin.url("/photo.jpg"))@png")).status >= 400)
         stack.stopThumbd()
 
         // Then the job's line has what an operator looks for, without the signature
@@ -98,9 +100,11 @@ struct RequestLogLineTests {
         #expect(miss["origin"] == "127.0.0.1:\(origin.port)" && miss["type"] == "made")
         #expect(["fetch_ms", "render_ms", "total_ms", "bytes"].allSatisfy { miss[$0].flatMap(Int.init) != nil })
         let joined = try #require(lines.first { $0["msg"] == "joined" })
-        #expect(joined["status"] == "200" && joined["path"] == miss["path"])
+        #expect(joined["status"] == "200" && joined["path"] == miss["path"] && joined["origin"] == miss["origin"])
         let missing = try #require(lines.first { $0["path"]?.hasSuffix("/gone.jpg@png") == true })
         #expect(missing["status"] == "404" && missing["type"] == "source_not_found")
+        let expired = try #require(lines.first { $0["path"]?.hasPrefix("/exp:1/") == true })
+        #expect(expired["msg"] == "error" && expired["origin"] == miss["origin"], "\(expired)")
 
         // and each id is the one nginx logged for that request, and no two are the same
         let ids = [miss, joined, missing].compactMap { $0["request_id"] }
