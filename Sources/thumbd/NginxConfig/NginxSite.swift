@@ -63,7 +63,8 @@ struct NginxSite {
     /// drops an inherited access_log in a location that declares its own): the operator's log
     /// again, then the hits.
     private var hitLocationLogs: String {
-        guard let hits = effectiveHitsLog.directive(format: "thumbd_hits", buffer: "buffer=64k flush=1s") else { return "" }
+        guard let hits = effectiveHitsLog.directive(format: "thumbd_hits", buffer: "buffer=64k flush=1s if=$thumbd_served")
+        else { return "" }
         return [accessLog.directive(), hits].compactMap { $0 }.map { "\n        " + $0 }.joined()
     }
 
@@ -211,6 +212,12 @@ struct NginxSite {
         # thumbd reads the log within a second, records the uses in its cache index (eviction keeps what
         # is used) and empties it.
         log_format thumbd_hits escape=none '$request_filename';
+        # Only what was served is a hit: an error nginx answered instead (a 500 when it ran out of
+        # descriptors, a 416 for a bad range) says nothing about what people look at.
+        map $status $thumbd_served {
+            ~^(200|206|304)$ 1;
+            default 0;
+        }
 
         # What reaches thumbd is logged with nginx's $request_id, which thumbd logs too: one id ties
         # the two lines. Hits keep the operator's format (an id is random bytes each request).

@@ -69,6 +69,24 @@ struct SharedCacheTests {
         #expect(counted.reduce(0, +) == 6)
     }
 
+    @Test func anErrorNginxAnswersOnAStoredFileIsNoHit() throws {
+        // Given a stored thumbnail
+        let stack = try TestStack(environment: TestStack.signing)
+        defer { stack.shutdown() }
+        let path = "/insecure/rs:fit:40:40/plain/\(origin.url("/photo.jpg"))@jpg"
+        #expect(try stack.get(path).status == 200)
+
+        // When nginx answers it once with an error (a range past its end), then serves it once
+        #expect(try stack.get(path, headers: ["Range": "bytes=99999999-"]).status == 416)
+        #expect(try stack.get(path).status == 200)
+
+        // Then only the answer that served it is a hit: a second is never counted (nginx flushes
+        // its hits within a second, and thumbd reads them a few times a second)
+        func hits() -> Int { (try? stack.metrics()["thumbd_cache_hits_reported_total"]) ?? 0 }
+        try waitUntil("thumbd reads a hit") { hits() > 0 }
+        #expect(!eventually(timeout: 3) { hits() > 1 })
+    }
+
     @Test func evictionKeepsWhatNginxServedAndTheNewest() throws {
         // Given sources whose thumbnails are their own bytes (skp), 30 of B = 256 KiB and one of
         // 17 B, and a bound of 30.5 B beside the index and the directories (at most 150 KiB here),
