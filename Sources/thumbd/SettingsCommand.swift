@@ -1,4 +1,5 @@
 import ArgumentParser
+import ThumbRuntime
 
 /// `thumbd settings`: every setting as `--help` lists it, or as the docs' table.
 struct SettingsCommand: ParsableCommand {
@@ -10,7 +11,14 @@ struct SettingsCommand: ParsableCommand {
     @Flag(help: "Print docs/configuration.md, the Markdown table, instead.")
     var markdown = false
 
+    @Flag(help: "Print the manual page, thumbd(1), instead.")
+    var man = false
+
     func run() {
-        print(markdown ? Setting.markdown : SettingFlags.help, terminator: markdown ? "" : "\n")
+        if man {
+            print(Setting.manPage(version: ThumbdVersion.current), terminator: "")
+        } else {
+            print(markdown ? Setting.markdown : SettingFlags.help, terminator: markdown ? "" : "\n")
+        }
     }
 }
