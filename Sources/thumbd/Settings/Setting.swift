@@ -349,10 +349,12 @@ public enum Setting: CaseIterable, Sendable {
                   "Widest or tallest result, in pixels, where a URL does not say (mrd); a larger one is scaled down to fit; 0: no limit.")
         case .trustedSignatures:
             .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
-                  "Signatures accepted without checking, comma-separated.",
+                  "Signatures accepted without checking, comma-separated, each of 16 characters or more.",
                   details: "Signatures accepted without checking, comma-separated, even with a KEY set (a URL "
                       + "signed by a tool that cannot sign, say); each is as good as a key for the paths it comes "
-                      + "with.")
+                      + "with, so each must have 16 characters or more. Such a signature passes with any path, so "
+                      + "it names no file nginx serves: its thumbnails are stored privately, and every request "
+                      + "with it reaches thumbd. Files an older thumbd stored under it are removed at start.")
         case .fallbackImagePath:
             .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
                   "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.",

@@ -100,6 +100,30 @@ struct CacheUpkeepTests {
         #expect(try index.entries().map(\.path) == [servedName("kept")])
     }
 
+    @Test func filesStoredUnderATrustedSignatureAreRemovedWithTheirEntries() throws {
+        // Given what an older thumbd stored under a trusted signature (counted, and not counted),
+        // a key's thumbnail whose signature starts the same, and a private thumbnail
+        let index = try cache.index()
+        try cache.store(index, "/served/P/PartnerSignature01.png", bytes: 10, key: 1)
+        try cache.store(index, "/served/P/PartnerSignature01.auto.webp", bytes: 10, key: 2)
+        try cache.write("/served/P/PartnerSignature01.auto.none.jpg", bytes: 10)
+        try cache.store(index, "/served/P/PartnerSignature01x.png", bytes: 10, key: 3)
+        try cache.store(index, "/private/a/a0b1.png", bytes: 10, key: 4)
+
+        // When thumbd starts with that signature trusted
+        let removed = try index.removeServedFiles(of: ["PartnerSignature01"])
+
+        // Then its served files are gone, with their entries, and nothing else is
+        #expect(removed.files == 3 && removed.bytes == 3 * 4096)
+        for name in ["PartnerSignature01.png", "PartnerSignature01.auto.webp", "PartnerSignature01.auto.none.jpg"] {
+            #expect(!cache.exists("/served/P/" + name))
+        }
+        #expect(cache.exists("/served/P/PartnerSignature01x.png") && cache.exists("/private/a/a0b1.png"))
+        let left = try index.entries().map(\.path).sorted()
+        #expect(left == ["/private/a/a0b1.png", "/served/P/PartnerSignature01x.png"])
+        #expect(try CacheVerifier(index: index).verify().isConsistent)
+    }
+
     @Test func aDirectoryLargerThanTheIndexIsScannedInRoundsWithEvictionBetween() throws {
         // Given 40 thumbnails on disk and an index for 16
         for number in 0..<40 { try cache.write(servedName("n\(number)"), bytes: 10) }
