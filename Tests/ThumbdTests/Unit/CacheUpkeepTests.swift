@@ -39,6 +39,31 @@ struct CacheUpkeepTests {
         #expect(try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int == 0)
     }
 
+    @Test func aHitsLineLongerThanAnyPathIsDroppedUpToItsNewline() throws {
+        // Given a stored file, and a hits log whose writer appends a line longer than any path,
+        // ending in that file's path, without its newline yet
+        let index = try cache.index()
+        try cache.store(index, servedName("abc"), bytes: 10, key: 1)
+        let log = cache.directory.path + "/hits.log"
+        #expect(HitLog.create(log) == nil)
+        let hits = HitLog(path: log, index: index, logger: Logger(label: "test"))
+        let long = String(repeating: "x", count: 1 << 20)
+        try append(long + servedName("abc"), to: log)
+
+        // When thumbd reads it, then more of that line, its newline and a line of a hit
+        #expect(hits.drain() == 0)
+        let heldWhileUnfinished = hits.pendingLineBytes
+        try append(long + servedName("abc") + "\n/c" + servedName("abc") + "\n", to: log)
+        let read = hits.drain()
+
+        // Then thumbd held no more of the line than a path's length, counted no hit for it, and
+        // counted the next line's
+        #expect(heldWhileUnfinished <= HitLog.maximumLineBytes)
+        #expect(read == 1)
+        #expect(index.usage.hitsReported == 1)
+        #expect(hits.pendingLineBytes == 0)
+    }
+
     @Test func theScanCountsWhatIsOnDiskAndRemovesTempFilesOfDeadWriters() throws {
         // Given a directory with thumbnails, a hard link, and temp files of a dead and a live writer
         try cache.write(servedName("one"), bytes: 300)
