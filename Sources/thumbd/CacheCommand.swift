@@ -172,9 +172,10 @@ struct CacheVerifyCommand: ParsableCommand {
         if !after.isConsistent { throw ExitCode(1) }
     }
 
+    /// Names read from disk or from the index, printed escaped: a name may hold terminal escapes.
     static func list(_ title: String, _ items: [String]) {
         print("\(title): \(items.count)")
-        for item in items.prefix(20) { print("  \(item)") }
+        for item in items.prefix(20) { print("  \(PrintableText.escaping(item))") }
         if items.count > 20 { print("  ... and \(items.count - 20) more") }
     }
 }
