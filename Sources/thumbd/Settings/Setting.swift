@@ -102,7 +102,13 @@ public enum Setting: CaseIterable, Sendable {
             .init("INSECURE", .flag, .field { "\($0.signing.acceptsAnySignature)" },
                   "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail.")
         case .baseURL:
-            .init("BASE_URL", imgproxy: true, .text, .none, "Prefix for sources without a scheme.")
+            .init("BASE_URL", imgproxy: true, .text, .none,
+                  "Put before every source that does not start with it (imgproxy's rule), so it confines sources.",
+                  details: "Put before every source that does not start with it, as imgproxy does, so it confines "
+                      + "sources: `cat.jpg` and `http://elsewhere/x.jpg` alike are read under it. A base without a "
+                      + "path (`https://origin.example`) is taken with its `/`. With a web base, `local://` and "
+                      + "`s3://` sources are paths on it; with `local:///dir/`, every source is read under that "
+                      + "directory.")
         case .allowedSources:
             .init("ALLOWED_SOURCES", imgproxy: true, .text, .described("any source"),
                   "Source URL prefixes, comma-separated; * stops at /.",
