@@ -13,9 +13,10 @@ import ThumbRequest
 /// (NginxSite). The suffix says what nginx must pick by: `.{ext}` for everyone,
 /// `.auto.{ext}` for clients whose Accept header picks that format, `.auto.none.{ext}` for clients
 /// that accept neither WebP nor AVIF. A thumbnail whose answer needs headers nginx would not send
-/// (an expiry thumbd checks on every request, a download name), or whose URL carries no verified
-/// signature (insecure mode), is private: named by the digest of its URI, outside the directory
-/// nginx serves, reached only through thumbd's X-Accel-Redirect.
+/// (an expiry thumbd checks on every request, a download name), or whose URL carries no signature
+/// verified as its path's HMAC (insecure mode, a trusted signature, which passes with any path), is
+/// private: named by the digest of its URI, outside the directory nginx serves, reached only
+/// through thumbd's X-Accel-Redirect.
 public struct CachePath: Sendable, Hashable {
     public enum Naming: Sendable, Hashable {
         /// `{name}.{ext}`: right for every client.
@@ -75,13 +76,30 @@ public struct CachePath: Sendable, Hashable {
 
         init(signature: String?, documentURI: String, naming: Naming) {
             if naming != .thumbdOnly, let signature, CachePath.isServable(signature) {
-                path = "/\(CachePath.servedDirectory)/\(signature.first!)/\(signature)"
-                isServed = true
+                self.init(served: signature)
             } else {
                 let digest = Hex.string(SHA256.hash(data: Array(documentURI.utf8)).prefix(16))
-                path = "/\(CachePath.privateDirectory)/\(digest.first!)/\(digest)"
-                isServed = false
+                self.init(path: "/\(CachePath.privateDirectory)/\(digest.first!)/\(digest)", isServed: false)
             }
+        }
+
+        init(served signature: String) {
+            self.init(path: "/\(CachePath.servedDirectory)/\(signature.first!)/\(signature)", isServed: true)
+        }
+
+        private init(path: String, isServed: Bool) {
+            self.path = path
+            self.isServed = isServed
+        }
+    }
+
+    /// Every file nginx would serve for a URL that carries `signature`, in each format and each
+    /// naming nginx looks for: the names a signature that must name no file (a trusted one) may
+    /// still have on disk from an older thumbd.
+    public static func servedNames(signature: String) -> [CachePath] {
+        guard isServable(signature) else { return [] }
+        return [Naming.shared, .suffixed, .negotiated].flatMap { naming in
+            ImageFormat.allCases.map { CachePath(Stem(served: signature), format: $0, naming: naming) }
         }
     }
 

@@ -25,6 +25,14 @@ public final class CacheUpkeep: Sendable {
         self.logger = logger
         scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
         let hitsPath = settings.hitsLogPath(root: index.root)
+        // Root may write where it likes; another user must not be able to swap the log for a link.
+        if geteuid() != 0, let directory = ReplaceablePath.directory(where: .current, canReplace: hitsPath) {
+            logger.warning("""
+                thumbd's user can replace the hits log, through a directory it may write: nginx's master opens \
+                that log as root, so a link put in its place would have root write where the link leads \
+                (CVE-2016-1247); give the log a directory only root may write, such as the package's /var/log/thumbd
+                """, metadata: ["log": "\(hitsPath)", "directory": "\(directory)"])
+        }
         if let problem = HitLog.create(hitsPath) {
             logger.warning("cannot make the hits log; hits are not counted until it exists",
                            metadata: ["log": "\(hitsPath)", "error": "\(problem)"])

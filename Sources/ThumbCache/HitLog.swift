@@ -19,6 +19,8 @@ public final class HitLog: @unchecked Sendable {
     private var fd: Int32 = -1
     private var offset = 0
     private var partial: [UInt8] = []
+    /// True while the rest of an over-long line is skipped, up to its newline.
+    private var skippingLine = false
     private var buffer = [UInt8](repeating: 0, count: 256 << 10)
     private var lineHashes = LineHashes()
 
@@ -63,6 +65,7 @@ public final class HitLog: @unchecked Sendable {
             // Emptied by another reader or by hand: start again from the top.
             offset = 0
             partial = []
+            skippingLine = false
         }
         var hits = 0
         while true {
@@ -72,9 +75,9 @@ public final class HitLog: @unchecked Sendable {
             hits += record(buffer[..<count])
         }
         // Emptied as soon as all of it was read, so no hit is read twice and the log stays small.
+        // What nginx appends next goes on from the line it was writing, kept in `partial`.
         if offset > 0, fstat(fd, &info) == 0, Int(info.st_size) == offset, ftruncate(fd, 0) == 0 {
             offset = 0
-            partial = []
         }
         if hits > 0 { index.countHits(hits) }
         return hits
@@ -102,6 +105,7 @@ public final class HitLog: @unchecked Sendable {
         fd = opened
         offset = 0
         partial = []
+        skippingLine = false
         index.resetHitCount()
         logger.info("reading nginx's hits", metadata: ["log": "\(path)"])
         if !writable {
@@ -114,9 +118,14 @@ public final class HitLog: @unchecked Sendable {
         return true
     }
 
+    /// The longest line read: a file's path, which the kernel takes up to PATH_MAX bytes. A longer
+    /// one names no file nginx served; kept whole, a line without a newline (the log is writable
+    /// by thumbd's group) would grow thumbd's buffer without bound.
+    static let maximumLineBytes = Int(PATH_MAX)
+
     /// One file a line, as nginx wrote it (`escape=none`: escaping costs nginx a pass over every
     /// byte); its last three segments are the path the index knows it by, whatever nginx's spelling
-    /// of the cache root.
+    /// of the cache root. A line over `maximumLineBytes` is dropped up to its newline.
     private func record(_ chunk: ArraySlice<UInt8>) -> Int {
         var hits = 0
         let now = Clock.milliseconds()
@@ -126,6 +135,12 @@ public final class HitLog: @unchecked Sendable {
             while start < bytes.count, let found = memchr(bytes.baseAddress! + start, newline, bytes.count - start) {
                 let end = bytes.baseAddress!.distance(to: found)
                 let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                start = end + 1
+                if skippingLine || partial.count + line.count > Self.maximumLineBytes {
+                    skippingLine = false
+                    partial = []
+                    continue
+                }
                 if partial.isEmpty {
                     index.touch(hash: lineHashes.hash(of: Self.indexPath(line)), at: now)
                 } else {
@@ -135,12 +150,20 @@ public final class HitLog: @unchecked Sendable {
                     partial = []
                 }
                 hits += 1
-                start = end + 1
             }
-            partial += bytes[start...]
+            let rest = bytes[start...]
+            if skippingLine || partial.count + rest.count > Self.maximumLineBytes {
+                skippingLine = true
+                partial = []
+            } else {
+                partial += rest
+            }
         }
         return hits
     }
+
+    /// Bytes of a line still waiting for its newline.
+    var pendingLineBytes: Int { partial.count }
 
     /// From the third slash from the end: `/served/{c}/{name}`.
     static func indexPath(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {

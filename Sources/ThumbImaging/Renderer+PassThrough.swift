@@ -13,7 +13,9 @@ extension Renderer {
             throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources cannot be passed through unprocessed")
         }
         try checkEnabled(sourceFormat)
-        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels(for: options), maxFrames: 1)
+        // The answer is every frame, whatever MAX_ANIMATION_FRAMES: the pixel limit is for all of them together.
+        let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels(for: options),
+                                     maxFrames: .max)
         return Rendered(bytes: source, format: format, width: header.width, height: header.height)
     }
 }

@@ -144,7 +144,8 @@ public struct Renderer: Sendable {
     /// Reads only the headers, and refuses a pixel flood or too long an animation before a
     /// single pixel is decoded. Every frame is checked, not only the first: a later one may be
     /// far larger, and an animation decodes them all. An animation's budget is its pixels over
-    /// all frames. The size is the first frame's, or its canvas's where frames are drawn on one.
+    /// all frames: where `maxFrames` is above one (`.max` for an answer that is the source itself,
+    /// every frame). The size is the first frame's, or its canvas's where frames are drawn on one.
     static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
         typealias Size = (width: Int, height: Int)
         // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.

@@ -20,8 +20,9 @@ public struct RequestPathParser: Sendable {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
-        try verify(signature, repaired)
-        return try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
+        let verification = try verify(signature, repaired)
+        return try parse(signedPath: String(decoding: repaired, as: UTF8.self),
+                         signature: signatureNamingFiles(signature, verification))
     }
 
     /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
@@ -33,11 +34,12 @@ public struct RequestPathParser: Sendable {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
-        try verify(signature, repaired)
+        let verification = try verify(signature, repaired)
         guard String(validating: path, as: UTF8.self) != nil, let decoded = URIDecoding.decodedPath(path) else {
             throw .badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment")
         }
-        let request = try parse(signedPath: String(decoding: repaired, as: UTF8.self), signature: verified(signature))
+        let request = try parse(signedPath: String(decoding: repaired, as: UTF8.self),
+                                signature: signatureNamingFiles(signature, verification))
         // Most paths have no escape: decoded, they are the same bytes, and parse the same.
         if decoded.utf8.elementsEqual(path) { return request }
         let decodedSignedPath = try? Self.split(Array(decoded.utf8)[...]).signedPath
@@ -52,11 +54,12 @@ public struct RequestPathParser: Sendable {
 
     /// Without a key any signature passes, but not a segment with a colon: that is an option, and
     /// the signature was left out (imgproxy's security/signature.go says so, with a 403).
-    private func verify(_ signature: ArraySlice<UInt8>, _ path: [UInt8]) throws(ThumbError) {
+    private func verify(_ signature: ArraySlice<UInt8>,
+                        _ path: [UInt8]) throws(ThumbError) -> SignatureVerifier.Verification {
         if verifier.acceptsAnySignature, signature.contains(UInt8(ascii: ":")) {
             throw .forbidden("the signature appears to be a processing option: a URL starts with its signature")
         }
-        try verifier.verify(signature: Array(signature), path: path)
+        return try verifier.verify(signature: Array(signature), path: path)
     }
 
     /// The path without its signature, as a log line gives it: the signature is a credential for
@@ -66,9 +69,12 @@ public struct RequestPathParser: Sendable {
         return String(decoding: parts.signedPath, as: UTF8.self)
     }
 
-    /// The signature as the cache names files by it: only one that a key verified.
-    private func verified(_ signature: ArraySlice<UInt8>) -> String? {
-        verifier.acceptsAnySignature ? nil : String(decoding: signature, as: UTF8.self)
+    /// The signature as the cache names files by it: only one that a key verified as this path's
+    /// HMAC. A trusted one passes with any path, and insecure mode checks none: their thumbnails
+    /// are stored privately.
+    private func signatureNamingFiles(_ signature: ArraySlice<UInt8>,
+                                      _ verification: SignatureVerifier.Verification) -> String? {
+        verification == .hmac ? String(decoding: signature, as: UTF8.self) : nil
     }
 
     /// `/{signature}{signed path}`: the signed path keeps its leading slash.

@@ -22,6 +22,17 @@ public struct SignatureVerifier: Sendable {
         }
     }
 
+    /// How a URL's signature passed. Only an HMAC of the path says which URL it belongs to, so
+    /// only that one may name a file nginx serves for every URL that carries it (CachePath).
+    public enum Verification: Sendable, Equatable {
+        /// An HMAC of this path under a configured key.
+        case hmac
+        /// A TRUSTED_SIGNATURES entry: it passes with any path, so it tells no URL from another.
+        case trusted
+        /// Insecure mode: nothing was checked.
+        case unchecked
+    }
+
     public let pairs: [KeyPair]
     /// imgproxy's TRUSTED_SIGNATURES: accepted for any path, without checking.
     public let trusted: [[UInt8]]
@@ -32,6 +43,10 @@ public struct SignatureVerifier: Sendable {
     /// The fewest signature bytes thumbd takes: 8 bytes are 2^64 guesses, fewer can be found by
     /// trying (imgproxy allows down to 1).
     public static let minimumSize = 8
+
+    /// The fewest characters a trusted signature has: it opens every path, so it must be as hard
+    /// to guess as a key (16 base64url characters are 96 bits).
+    public static let minimumTrustedLength = 16
 
     public init(pairs: [KeyPair], size: Int = 32, trusted: [String] = []) {
         self.init(pairs: pairs, size: size, acceptsAnySignature: false, trusted: trusted.map { Array($0.utf8) })
@@ -69,20 +84,27 @@ public struct SignatureVerifier: Sendable {
         return "/\(signature)\(path)"
     }
 
-    public func verify(signature: Substring, path: Substring) throws(ThumbError) {
+    @discardableResult
+    public func verify(signature: Substring, path: Substring) throws(ThumbError) -> Verification {
         try verify(signature: Array(signature.utf8), path: Array(path.utf8))
     }
 
-    public func verify(signature given: [UInt8], path: [UInt8]) throws(ThumbError) {
-        guard !acceptsAnySignature else { return }
+    /// A trusted signature is taken as trusted even where it is also some path's HMAC: the files
+    /// nginx serves by it would otherwise answer every other URL that carries it.
+    @discardableResult
+    public func verify(signature given: [UInt8], path: [UInt8]) throws(ThumbError) -> Verification {
+        guard !acceptsAnySignature else { return .unchecked }
         for signature in trusted where Self.constantTimeEqual(given, signature) {
-            return
+            return .trusted
         }
         for pair in pairs where Self.constantTimeEqual(given, Array(self.signature(for: path, with: pair).utf8)) {
-            return
+            return .hmac
         }
         throw .forbidden("invalid signature")
     }
+
+    /// The trusted signatures as written in the settings.
+    public var trustedSignatures: [String] { trusted.map { String(decoding: $0, as: UTF8.self) } }
 
     /// Compares without an early exit, so the time taken does not tell how much matched.
     static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

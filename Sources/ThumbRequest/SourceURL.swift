@@ -2,8 +2,8 @@ import Foundation
 import ThumbRuntime
 
 /// The source part of an imgproxy URL: `plain/{percent-encoded URL}[@ext]`, or base64url of the
-/// URL (split by `/` allowed) with an optional `.ext`. A URL without scheme is relative to the
-/// base URL.
+/// URL (split by `/` allowed) with an optional `.ext`. With a base URL, a URL that does not start
+/// with it is put after it, as imgproxy does.
 public struct SourceURL: Sendable, Hashable {
     public let url: String
     /// The extension the URL asks for, if any.
@@ -66,14 +66,20 @@ public struct SourceURL: Sendable, Hashable {
         return (url, ext)
     }
 
-    /// Joins a source without a scheme to the base URL. A base that names no path
-    /// (`https://origin.example`) gets its `/` first: `@evil.example/x` would otherwise make the
-    /// base's host a user name and evil.example the host.
+    /// imgproxy's BASE_URL: a source that does not start with the base is put after it, whatever
+    /// its scheme (an absolute `http://elsewhere/`, `local://` or `s3://` URL included), so the base
+    /// confines sources to what it names. Compared byte for byte, as imgproxy does. A base that
+    /// names no path (`https://origin.example`) is taken with its `/`: `@evil.example/x` would
+    /// otherwise make the base's host a user name, and `https://origin.example.evil.example/x`
+    /// would start with it.
     private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
-        if hasScheme(url) { return url }
-        guard let baseURL else { throw .invalidURL("source URL has no scheme and no base URL is configured") }
+        guard let baseURL else {
+            guard hasScheme(url) else { throw .invalidURL("source URL has no scheme and no base URL is configured") }
+            return url
+        }
         let authority = baseURL.range(of: "://").map { baseURL[$0.upperBound...] } ?? Substring(baseURL)
-        return (authority.contains("/") ? baseURL : baseURL + "/") + url
+        let base = authority.contains("/") ? baseURL : baseURL + "/"
+        return url.utf8.starts(with: base.utf8) ? url : base + url
     }
 
     /// Whether `url` starts with `scheme://` (RFC 3986: a letter, then letters, digits, + . -).

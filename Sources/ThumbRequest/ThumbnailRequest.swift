@@ -11,8 +11,8 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public let negotiated: Bool
     /// True when negotiation is on for this URL: the answer depends on Accept.
     public let variesByAccept: Bool
-    /// The URL's signature once verified against a key; nil in insecure mode. It names the file
-    /// nginx serves (CachePath).
+    /// The URL's signature once verified as its path's HMAC under a key; nil in insecure mode and
+    /// for a trusted signature, which passes with any path. It names the file nginx serves (CachePath).
     public let signature: String?
 
     public init(sourceURL: String, options: ProcessingOptions, signature: String? = nil) {

@@ -12,18 +12,28 @@ public enum System {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
     }
 
-    /// Run as root, becomes the owner of `path` (its user, its group, no other groups), so that
-    /// what follows can do no more than that owner could: `thumbd cache` acts on files and an
-    /// index that thumbd, not root, wrote. Nothing to do when not root or when root owns `path`.
-    /// A root named by a symlink is the directory it leads to: a link root made would otherwise
-    /// leave the command root.
+    /// Run as root, stays root only where `path` is root's alone: owned by root and writable by
+    /// no one else, its group included (with an ACL, the group bits are its mask). Else becomes its
+    /// owner (its user, its group, no other groups), so that what follows can do no more than that
+    /// owner could: `thumbd cache` acts on files and an index that thumbd, not root, wrote. A
+    /// `path` root owns that others may write has no owner to become: refused, saying why.
+    /// Nothing to do when not root. A root named by a symlink is the directory it leads to: a link
+    /// root made would otherwise leave the command root.
     public static func becomeOwner(of path: String) throws(ThumbError) {
         guard geteuid() == 0 else { return }
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw .internalFailure("\(path): \(String(cString: strerror(errno)))")
         }
-        guard info.st_uid != 0 else { return }
+        let othersMayWrite = info.st_mode & (S_IWGRP | S_IWOTH) != 0
+        if info.st_uid == 0 {
+            guard othersMayWrite else { return }
+            throw .internalFailure("""
+                \(path) is root's, but its group or others may write it: run as root, this command would act on \
+                what they wrote with root's rights. Make it root's alone (chmod go-w), or give it to the user \
+                thumbd runs as, or run the command as that user
+                """)
+        }
         guard setgroups(0, nil) == 0, setgid(info.st_gid) == 0, setuid(info.st_uid) == 0 else {
             throw .internalFailure("cannot become \(path)'s owner (uid \(info.st_uid)): \(String(cString: strerror(errno)))")
         }

@@ -29,7 +29,13 @@ struct CacheLocation: ParsableArguments {
     /// Run as root, the command first becomes the cache root's owner: the index and the paths in
     /// it are that user's writing, so nothing they say may be done with more rights than theirs.
     func openIndex(_ configuration: Settings) throws -> CacheIndex {
-        try System.becomeOwner(of: configuration.cacheRoot)
+        do throws(ThumbError) {
+            try System.becomeOwner(of: configuration.cacheRoot)
+        } catch {
+            guard case .internalFailure(let why) = error else { throw error }
+            StandardError.write("thumbd cache: \(why)\n")
+            throw ExitCode(2)
+        }
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {
             throw ValidationError("no cache index at \(path): thumbd makes it when it starts (--cache-root, --cache-index)")
@@ -166,9 +172,10 @@ struct CacheVerifyCommand: ParsableCommand {
         if !after.isConsistent { throw ExitCode(1) }
     }
 
+    /// Names read from disk or from the index, printed escaped: a name may hold terminal escapes.
     static func list(_ title: String, _ items: [String]) {
         print("\(title): \(items.count)")
-        for item in items.prefix(20) { print("  \(item)") }
+        for item in items.prefix(20) { print("  \(PrintableText.escaping(item))") }
         if items.count > 20 { print("  ... and \(items.count - 20) more") }
     }
 }

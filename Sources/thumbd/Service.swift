@@ -10,6 +10,7 @@ import ThumbCache
 import ThumbFetch
 import ThumbImaging
 import ThumbJobs
+import ThumbRequest
 import ThumbRuntime
 import ThumbServer
 
@@ -54,6 +55,7 @@ struct Service {
             oldLayout: OldLayout(parser: configuration.requestPathParser),
             logger: logger
         )
+        try Self.removeServedFiles(of: configuration.signing, in: cache.index, logger: logger)
         cache.start()
         let limits = configuration.limits
         let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
@@ -124,8 +126,8 @@ struct Service {
                               metadata: ["signal": "\(number)"])
             }
         }
-        handlers[Self.reloadSignal] = { [configuration] in
-            Self.reload(from: configuration, into: handler, fetcher: fetcher, logger: logger)
+        handlers[Self.reloadSignal] = { [configuration, index = cache.index] in
+            Self.reload(from: configuration, into: handler, fetcher: fetcher, index: index, logger: logger)
         }
         Signals.take(handlers)
         do throws(ThumbError) {
@@ -142,7 +144,7 @@ struct Service {
     /// change nothing: the ones in use stay, and the log says why. Other settings take effect at
     /// the next start.
     private static func reload(from running: Settings, into handler: RequestHandler, fetcher: OriginFetcher,
-                               logger: Logger) {
+                               index: CacheIndex, logger: Logger) {
         let new: Settings
         switch SettingSources(flags: SettingFlags.given).load() {
         case .success(let loaded): new = loaded
@@ -159,11 +161,30 @@ struct Service {
                          metadata: ["problems": "INSECURE changes how thumbnails are named: restart thumbd to switch it"])
             return
         }
+        do throws(ThumbError) {
+            try removeServedFiles(of: new.signing, in: index, logger: logger)
+        } catch {
+            logger.error("reload refused; the settings in use stay", metadata: [
+                "problems": "cannot remove the files stored under a trusted signature: \(error)",
+            ])
+            return
+        }
         handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
         fetcher.sourceRules.replace(with: SourceRules(allowedSources: new.allowedSources, headers: new.fetch.extraHeaders))
         logger.notice("settings reloaded: keys, presets, option rules, allowed sources and source headers")
     }
 
+
+    /// A trusted signature names no file nginx serves; one an older thumbd stored under it (or a
+    /// signature newly trusted at a reload stored as a key's) would be served for every URL that
+    /// carries it. Gone before any request is taken under these settings.
+    private static func removeServedFiles(of signing: SignatureVerifier, in index: CacheIndex,
+                                          logger: Logger) throws(ThumbError) {
+        let removed = try index.removeServedFiles(of: signing.trustedSignatures)
+        guard removed.files > 0 else { return }
+        logger.warning("removed files stored under a trusted signature, which nginx served for any URL carrying it",
+                       metadata: ["files": "\(removed.files)", "bytes": "\(removed.bytes)"])
+    }
 
     /// Buffers of a megabyte or more (originals, pixel rows, encoded thumbnails) get their own
     /// mapping, unmapped when freed, and threads share one arena per core. glibc's default

@@ -227,7 +227,7 @@ enum ImgproxySettings {
             "SWIFT_USERNAME", "SWIFT_API_KEY", "SWIFT_AUTH_URL", "SWIFT_AUTH_VERSION", "SWIFT_TENANT", "SWIFT_DOMAIN",
             "SWIFT_ALLOWED_BUCKETS", "SWIFT_DENIED_BUCKETS",
         ]),
-        (.refused("URL replacements are not supported; BASE_URL completes sources without a scheme"),
+        (.refused("URL replacements are not supported; BASE_URL is put before sources that do not start with it"),
          ["URL_REPLACEMENTS"]),
         (.sameAsThumbd("false", otherwise: "a base64 source is the URL alone"), ["BASE64_URL_INCLUDES_FILENAME"]),
         (.refused("a plain source's query is part of its URL, escaped as %3F"), ["SOURCE_URL_QUERY_SEPARATOR"]),

@@ -102,7 +102,13 @@ public enum Setting: CaseIterable, Sendable {
             .init("INSECURE", .flag, .field { "\($0.signing.acceptsAnySignature)" },
                   "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail.")
         case .baseURL:
-            .init("BASE_URL", imgproxy: true, .text, .none, "Prefix for sources without a scheme.")
+            .init("BASE_URL", imgproxy: true, .text, .none,
+                  "Put before every source that does not start with it (imgproxy's rule), so it confines sources.",
+                  details: "Put before every source that does not start with it, as imgproxy does, so it confines "
+                      + "sources: `cat.jpg` and `http://elsewhere/x.jpg` alike are read under it. A base without a "
+                      + "path (`https://origin.example`) is taken with its `/`. With a web base, `local://` and "
+                      + "`s3://` sources are paths on it; with `local:///dir/`, every source is read under that "
+                      + "directory.")
         case .allowedSources:
             .init("ALLOWED_SOURCES", imgproxy: true, .text, .described("any source"),
                   "Source URL prefixes, comma-separated; * stops at /.",
@@ -349,10 +355,12 @@ public enum Setting: CaseIterable, Sendable {
                   "Widest or tallest result, in pixels, where a URL does not say (mrd); a larger one is scaled down to fit; 0: no limit.")
         case .trustedSignatures:
             .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
-                  "Signatures accepted without checking, comma-separated.",
+                  "Signatures accepted without checking, comma-separated, each of 16 characters or more.",
                   details: "Signatures accepted without checking, comma-separated, even with a KEY set (a URL "
                       + "signed by a tool that cannot sign, say); each is as good as a key for the paths it comes "
-                      + "with.")
+                      + "with, so each must have 16 characters or more. Such a signature passes with any path, so "
+                      + "it names no file nginx serves: its thumbnails are stored privately, and every request "
+                      + "with it reaches thumbd. Files an older thumbd stored under it are removed at start.")
         case .fallbackImagePath:
             .init("FALLBACK_IMAGE_PATH", imgproxy: true, .text, .none,
                   "Image answered, rendered with the URL's options, when a source cannot be fetched or decoded.",

@@ -142,6 +142,14 @@ extension Settings {
         reader.bool(.insecure) { insecure = $0 }
         var trusted: [String] = []
         reader.read(.trustedSignatures) { trusted = list($0) }
+        let short = trusted.indices.filter { trusted[$0].utf8.count < SignatureVerifier.minimumTrustedLength }
+        if !short.isEmpty, let (_, origin) = reader.lookup(.trustedSignatures) {
+            // Said by position and length only: the value is a secret.
+            let named = short.map { "signature \($0 + 1) of \(trusted.count) has \(trusted[$0].utf8.count)" }
+            reader.problems.append("\(origin): \(named.joined(separator: ", ")) characters, fewer than "
+                + "\(SignatureVerifier.minimumTrustedLength): a trusted signature passes with any path, so it must "
+                + "be as hard to guess as a key")
+        }
         // A bad KEY or SALT is reported already; counting half-read lists would only add noise.
         guard reader.problems.count == problemsBefore else { return nil }
         if insecure {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
-/// in it are that user's writing.
+/// in it are that user's writing. It stays root only in a cache that is root's alone.
 @Suite(.blocking, .timeLimit(.minutes(1)))
 struct CacheCommandOwnerTests {
     /// The root named as it is, and by a symlink root made to it.
@@ -36,5 +36,36 @@ struct CacheCommandOwnerTests {
         #expect(text.contains("purged 1 files"), "\(text)")
         #expect(!cache.exists(servedName("nn")))
         #expect(cache.exists(servedName("rr")))
+    }
+
+    /// Root's cache root, writable by a group (nobody's), by everyone, or by root alone.
+    @Test(arguments: [(0o775 as mode_t, false), (0o757, false), (0o755, true)])
+    func runAsRootTheCommandStaysRootOnlyInACacheThatIsRootsAlone(mode: mode_t, staysRoot: Bool) throws {
+        guard geteuid() == 0 else {
+            print("skipped: needs root")
+            return
+        }
+        // Given a cache root owned by root, in nobody's group, with this mode, and a thumbnail in it
+        let nobody = try #require(getpwnam("nobody")).pointee
+        let cache = try TestCache()
+        let index = try cache.index()
+        try cache.store(index, servedName("nn"), bytes: 10, key: 1)
+        #expect(chown(cache.root, 0, nobody.pw_gid) == 0 && chmod(cache.root, mode) == 0)
+
+        // When root purges everything
+        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
+            "THUMBD_CACHE_ROOT": cache.root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
+        ])
+
+        // Then it does so as root only where no one else may write; elsewhere it refuses, says
+        // why, and removes nothing
+        if staysRoot {
+            #expect(status == 0 && text.contains("purged 1 files"), "\(text)")
+            #expect(!cache.exists(servedName("nn")))
+        } else {
+            #expect(status != 0, "\(text)")
+            #expect(text.contains("is root's, but its group or others may write it"), "\(text)")
+            #expect(cache.exists(servedName("nn")))
+        }
     }
 }

@@ -102,6 +102,27 @@ struct SourcePolicyTests {
         #expect(try stack.get("/insecure/w:32/plain/photo.jpg@png").status == 200)
     }
 
+    @Test func anAbsoluteSourceElsewhereIsAskedOfTheBaseURL() throws {
+        // Given a base URL with a path, and a second origin on another port with a photo
+        let other = try TestOrigin()
+        other.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: ["THUMBD_BASE_URL": origin.url("/base/")])
+        origin.serve("/base/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+
+        // When a source names the other origin in full
+        let response = try stack.get("/insecure/w:32/plain/\(other.url("/photo.jpg"))@png")
+
+        // Then the base is asked for it as a path under it (imgproxy's BASE_URL), and the other
+        // origin never hears of it
+        #expect(response.status == 404, "\(response.text)")
+        #expect(origin.requestCount("/base/\(other.url("/photo.jpg"))") == 1)
+        #expect(other.connectionCount == 0)
+        // while a source that starts with the base, and a relative one, are fetched as they are
+        #expect(try stack.get("/insecure/w:33/plain/\(origin.url("/base/photo.jpg"))@png").status == 200)
+        #expect(try stack.get("/insecure/w:34/plain/photo.jpg@png").status == 200)
+        #expect(origin.requestCount("/base/photo.jpg") >= 1)
+    }
+
     @Test func localSourcesStayInsideTheirRoot() throws {
         // Given a root with a photo, a symlink out of it, and a secret beside it
         let base = try TestDirectory()

@@ -46,6 +46,36 @@ struct CachePathTests {
         #expect(CachePath(signature: nil, documentURI: uri + "b", format: .webp).relative != path.relative)
     }
 
+    @Test func twoURLsWithOneTrustedSignatureHaveTwoPrivateNames() throws {
+        // Given a trusted signature, and two URLs that carry it (other sources, sizes)
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [], trusted: ["PartnerSignature01"]),
+                                       baseURL: nil)
+        let uris = ["/PartnerSignature01/rs:fit:20:15/plain/http://h/red.png@png",
+                    "/PartnerSignature01/rs:fit:30:20/plain/http://h/blue.png@png"]
+
+        // When each is named in the cache
+        let paths = try uris.map { try parser.parse(rawPath: $0).cachePath(documentURI: $0, format: .png) }
+
+        // Then each has its own private name, by its URI, and none is one nginx serves
+        #expect(paths.allSatisfy { !$0.isServedByNginx && $0.relative.hasPrefix("/private/") })
+        #expect(paths[0] != paths[1])
+        let served = Set(CachePath.servedNames(signature: "PartnerSignature01").map(\.relative))
+        #expect(paths.allSatisfy { !served.contains($0.relative) })
+    }
+
+    @Test func servedNamesAreEveryFileNginxFindsForASignature() {
+        let names = Set(CachePath.servedNames(signature: "abc").map(\.relative))
+
+        // Every file a URL with the signature may be answered from, in any naming nginx probes
+        #expect(names.count == 3 * ImageFormat.allCases.count)
+        #expect(names.contains("/served/a/abc.png") && names.contains("/served/a/abc.auto.webp")
+            && names.contains("/served/a/abc.auto.none.jpg"))
+        let served = CachePath.everyName(signature: "abc", documentURI: "/abc/x").filter(\.isServedByNginx)
+        #expect(names == Set(served.map(\.relative)))
+        // A signature nginx's locations cannot capture has none
+        #expect(CachePath.servedNames(signature: "ab/cd").isEmpty)
+    }
+
     @Test func aThumbnailOnlyThumbdMayAnswerIsPrivateEvenWhenSigned() {
         let path = CachePath(signature: Self.signature, documentURI: "/x/y", format: .png, naming: .thumbdOnly)
 

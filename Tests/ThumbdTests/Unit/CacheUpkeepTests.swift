@@ -39,6 +39,31 @@ struct CacheUpkeepTests {
         #expect(try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int == 0)
     }
 
+    @Test func aHitsLineLongerThanAnyPathIsDroppedUpToItsNewline() throws {
+        // Given a stored file, and a hits log whose writer appends a line longer than any path,
+        // ending in that file's path, without its newline yet
+        let index = try cache.index()
+        try cache.store(index, servedName("abc"), bytes: 10, key: 1)
+        let log = cache.directory.path + "/hits.log"
+        #expect(HitLog.create(log) == nil)
+        let hits = HitLog(path: log, index: index, logger: Logger(label: "test"))
+        let long = String(repeating: "x", count: 1 << 20)
+        try append(long + servedName("abc"), to: log)
+
+        // When thumbd reads it, then more of that line, its newline and a line of a hit
+        #expect(hits.drain() == 0)
+        let heldWhileUnfinished = hits.pendingLineBytes
+        try append(long + servedName("abc") + "\n/c" + servedName("abc") + "\n", to: log)
+        let read = hits.drain()
+
+        // Then thumbd held no more of the line than a path's length, counted no hit for it, and
+        // counted the next line's
+        #expect(heldWhileUnfinished <= HitLog.maximumLineBytes)
+        #expect(read == 1)
+        #expect(index.usage.hitsReported == 1)
+        #expect(hits.pendingLineBytes == 0)
+    }
+
     @Test func theScanCountsWhatIsOnDiskAndRemovesTempFilesOfDeadWriters() throws {
         // Given a directory with thumbnails, a hard link, and temp files of a dead and a live writer
         try cache.write(servedName("one"), bytes: 300)
@@ -98,6 +123,30 @@ struct CacheUpkeepTests {
         let left = try FileManager.default.contentsOfDirectory(atPath: cache.root).sorted()
         #expect(left == ["notes", "served"])
         #expect(try index.entries().map(\.path) == [servedName("kept")])
+    }
+
+    @Test func filesStoredUnderATrustedSignatureAreRemovedWithTheirEntries() throws {
+        // Given what an older thumbd stored under a trusted signature (counted, and not counted),
+        // a key's thumbnail whose signature starts the same, and a private thumbnail
+        let index = try cache.index()
+        try cache.store(index, "/served/P/PartnerSignature01.png", bytes: 10, key: 1)
+        try cache.store(index, "/served/P/PartnerSignature01.auto.webp", bytes: 10, key: 2)
+        try cache.write("/served/P/PartnerSignature01.auto.none.jpg", bytes: 10)
+        try cache.store(index, "/served/P/PartnerSignature01x.png", bytes: 10, key: 3)
+        try cache.store(index, "/private/a/a0b1.png", bytes: 10, key: 4)
+
+        // When thumbd starts with that signature trusted
+        let removed = try index.removeServedFiles(of: ["PartnerSignature01"])
+
+        // Then its served files are gone, with their entries, and nothing else is
+        #expect(removed.files == 3 && removed.bytes == 3 * 4096)
+        for name in ["PartnerSignature01.png", "PartnerSignature01.auto.webp", "PartnerSignature01.auto.none.jpg"] {
+            #expect(!cache.exists("/served/P/" + name))
+        }
+        #expect(cache.exists("/served/P/PartnerSignature01x.png") && cache.exists("/private/a/a0b1.png"))
+        let left = try index.entries().map(\.path).sorted()
+        #expect(left == ["/private/a/a0b1.png", "/served/P/PartnerSignature01x.png"])
+        #expect(try CacheVerifier(index: index).verify().isConsistent)
     }
 
     @Test func aDirectoryLargerThanTheIndexIsScannedInRoundsWithEvictionBetween() throws {

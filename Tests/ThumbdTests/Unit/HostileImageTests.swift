@@ -187,6 +187,30 @@ struct HostileImageTests {
         #expect(refusal == Self.headerRefusal(source, format: format, maxFrames: maxFrames), "\(what)")
     }
 
+    @Test func rawCountsEveryFrameOfAnAnimationTogether() throws {
+        // Given an animated GIF of ten 100x100 frames, each within a limit of 50000 pixels, all of
+        // them (100000) over it, animations off as by default
+        let source = GoldenImages.animation(colors: ["red", "green", "blue", "white", "black", "red", "green", "blue",
+                                                     "white", "black"], width: 100, height: 100, delay: 10)
+        #expect(GoldenImages.frames(of: source).count == 10)
+        var configuration = Renderer.Configuration()
+        configuration.maxSourcePixels = 50000
+        var options = ProcessingOptions()
+        options.raw = true
+
+        // When it is asked for raw, which answers the source itself, every frame
+        let refusal = Self.unprocessable { () throws(ThumbError) in
+            _ = try Renderer(configuration: configuration).passThrough(source, sourceFormat: .gif, options: options)
+        }
+
+        // Then it is refused for the frames' total, and one frame alone passes
+        #expect(refusal == "animation of 10 frames is 100000 pixels, over the limit of 50000")
+        let still = GoldenImages.animation(colors: ["red"], width: 100, height: 100, delay: 10)
+        #expect(throws: Never.self) {
+            try Renderer(configuration: configuration).passThrough(still, sourceFormat: .gif, options: options)
+        }
+    }
+
     @Test func anEmptySourceIsUnprocessable() {
         let refusal = Self.unprocessable { () throws(ThumbError) in
             _ = try Renderer(configuration: .init()).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))

@@ -138,13 +138,31 @@ struct ImgproxySettingsTests {
         // imgproxy-docs configuration/options.mdx: TRUSTED_SIGNATURES "won't check them even if
         // IMGPROXY_KEY and IMGPROXY_SALT are set"
         let settings = try Self.load(["IMGPROXY_KEY": "736563726574", "IMGPROXY_SALT": "68656C6C6F",
-                                      "IMGPROXY_TRUSTED_SIGNATURES": "trusted-one,trusted-two"])
+                                      "IMGPROXY_TRUSTED_SIGNATURES": "trusted-signature-one,trusted-signature-two"])
         let verifier = settings.signing
-        #expect(throws: Never.self) { try verifier.verify(signature: "trusted-two", path: "/rs:fit:10/plain/http://a/b") }
-        #expect(throws: ThumbError.self) { try verifier.verify(signature: "trusted-three", path: "/rs:fit:10/plain/http://a/b") }
+        #expect(throws: Never.self) {
+            try verifier.verify(signature: "trusted-signature-two", path: "/rs:fit:10/plain/http://a/b")
+        }
+        #expect(throws: ThumbError.self) {
+            try verifier.verify(signature: "trusted-signature-three", path: "/rs:fit:10/plain/http://a/b")
+        }
         let signed = verifier.signedPath("/rs:fit:10/plain/http://a/b")
         #expect(throws: Never.self) { try settings.requestPathParser.parse(rawPath: signed) }
-        #expect(Self.problems(["THUMBD_INSECURE": "true", "IMGPROXY_TRUSTED_SIGNATURES": "x"]).count == 1)
+        #expect(Self.problems(["THUMBD_INSECURE": "true",
+                               "IMGPROXY_TRUSTED_SIGNATURES": "trusted-signature-one"]).count == 1)
+    }
+
+    @Test func aTrustedSignatureShorterThan16CharactersIsRefusedWithoutShowingIt() {
+        // Given a trusted signature a client could find by trying, beside a long one
+        let problems = Self.problems(["THUMBD_KEY": "736563726574", "THUMBD_SALT": "68656C6C6F",
+                                      "THUMBD_TRUSTED_SIGNATURES": "trusted-signature-one,PartnerSig01"])
+
+        // Then thumbd does not start, and says which and why, but not the value, which is a secret
+        #expect(problems == ["THUMBD_TRUSTED_SIGNATURES: signature 2 of 2 has 12 characters, fewer than 16: a trusted "
+            + "signature passes with any path, so it must be as hard to guess as a key"])
+        #expect(problems.allSatisfy { !$0.contains("PartnerSig01") && !$0.contains("trusted-signature-one") })
+        #expect(Self.problems(["THUMBD_KEY": "736563726574", "THUMBD_SALT": "68656C6C6F",
+                               "THUMBD_TRUSTED_SIGNATURES": "PartnerSignature"]).isEmpty)
     }
 
     @Test func theWatermarkAndTheResultLimitComeFromImgproxysSettings() throws {

@@ -100,16 +100,19 @@ struct OptionParsingTests {
         // the query string is not part of the thumbnail
         Valid(path: "/insecure/w:300/plain/http://h/a.jpg?w=999&f=png", options: .with { $0.width = 300 }),
         Valid(path: "/insecure/\(splitBase64).webp?cache=no", source: curiosity, options: .with { $0.format = .webp }),
-        // a source without scheme is relative to the base URL; one with a scheme is not
+        // with a base URL, a source that does not start with it is put after it, a scheme or not
+        // (imgproxy's BASE_URL); one that starts with it is taken as it is
         Valid(path: "/insecure/plain/images/a.jpg", baseURL: baseURL, source: "http://images.example/images/a.jpg",
               options: ProcessingOptions()),
         Valid(path: "/insecure/aW1hZ2VzL2EuanBn.png", baseURL: baseURL, source: "http://images.example/images/a.jpg",
               options: .with { $0.format = .png }),
         Valid(path: "/insecure/plain/https://other.example/a.jpg", baseURL: baseURL,
-              source: "https://other.example/a.jpg", options: ProcessingOptions()),
-        // a scheme is a letter, then letters, digits, + . -, then "://"; anything else is a path
-        Valid(path: "/insecure/plain/S3+x.y-z://bucket/a.jpg", baseURL: baseURL,
-              source: "S3+x.y-z://bucket/a.jpg", options: ProcessingOptions()),
+              source: "http://images.example/https://other.example/a.jpg", options: ProcessingOptions()),
+        Valid(path: "/insecure/plain/http://images.example/a.jpg", baseURL: baseURL,
+              source: "http://images.example/a.jpg", options: ProcessingOptions()),
+        // without one, a scheme is a letter, then letters, digits, + . -, then "://"; anything else is a path
+        Valid(path: "/insecure/plain/S3+x.y-z://bucket/a.jpg", source: "S3+x.y-z://bucket/a.jpg",
+              options: ProcessingOptions()),
         // (`3d:/` is read as a scheme whose `//` a proxy merged, as imgproxy's handlers/path.go reads it)
         Valid(path: "/insecure/plain/3d:/a.jpg", baseURL: baseURL, source: "http://images.example/3d://a.jpg",
               options: ProcessingOptions()),
@@ -162,6 +165,8 @@ struct OptionParsingTests {
         Invalid(path: "/insecure/plain/http://h/a%ZZ.jpg", names: "invalid percent-encoding"),
         Invalid(path: "/insecure/plain/images/a.jpg", names: "no scheme and no base URL"),
         Invalid(path: "/insecure/aW1hZ2VzL2EuanBn.png", names: "no scheme and no base URL"),
+        Invalid(path: "/insecure/plain/a_b://c.jpg", names: "no scheme and no base URL"),
+        Invalid(path: "/insecure/plain/3d:/a.jpg", names: "no scheme and no base URL"),
         Invalid(path: "insecure/w:300/plain/http://h/a.jpg", names: "path must start with /"),
         Invalid(path: "/insecure", names: "missing options and source"),
     ]

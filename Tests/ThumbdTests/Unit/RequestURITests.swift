@@ -6,7 +6,8 @@ import Testing
 /// the path is read as sent or as nginx decodes it into the path the answer is stored at.
 @Suite(.timeLimit(.minutes(2)))
 struct RequestURITests {
-    static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://base.test/")
+    /// The sources below start with the base URL, so it leaves them as they are.
+    static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://h/")
     static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)
     static let unsigned = RequestPathParser(verifier: .insecure, baseURL: nil)
 
@@ -24,7 +25,7 @@ struct RequestURITests {
         ("/insecure/w:10/plain/http://h/a.jpg%3Fv%3D2@png", "http://h/a.jpg?v=2"),
         ("/insecure/w:10/plain/http://h/a.jpg@png?utm=%2F", "http://h/a.jpg"),
         ("/insecure/w:10/aHR0cDovL2gvYS5qcGc.png", "http://h/a.jpg"),
-        ("/insecure/w:10/plain/a.jpg", "http://base.test/a.jpg"),
+        ("/insecure/w:10/plain/b.jpg", "http://h/b.jpg"),
     ])
     func readsAsTheSameThumbnailDecoded(_ requestURI: String, source: String) throws {
         let request = try Self.parse(Self.insecure, requestURI)

@@ -88,6 +88,42 @@ struct SignatureTests {
         #expect(throws: ThumbError.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asdf") }
     }
 
+    @Test func theVerifierSaysWhetherAKeyOrATrustedListLetASignaturePass() throws {
+        // Given a key, and a trusted signature that is also a path's HMAC under that key
+        let verifier = SignatureVerifier(pairs: [Self.testKey], trusted: ["PartnerSignature01", Self.asdSignature])
+
+        // When each passes
+        let signed = try verifier.verify(signature: Substring(Self.asdSignature), path: "/asdf")
+        let keyed = try SignatureVerifier(pairs: [Self.testKey])
+            .verify(signature: Substring(Self.asdSignature), path: "/asd")
+        let trusted = try verifier.verify(signature: "PartnerSignature01", path: "/rs:fit:10/plain/http://h/red.png")
+        let unchecked = try SignatureVerifier.insecure.verify(signature: "insecure", path: "/asd")
+
+        // Then only the key's HMAC of the path is `hmac`; a trusted one is trusted, with any path
+        // and even for the path whose HMAC it is
+        #expect(keyed == .hmac)
+        #expect(signed == .trusted)
+        #expect(try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") == .trusted)
+        #expect(trusted == .trusted)
+        #expect(unchecked == .unchecked)
+    }
+
+    @Test func aTrustedSignatureNamesNoFileNginxServes() throws {
+        // Given a key and a trusted signature
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.testKey], trusted: ["PartnerSignature01"]),
+                                       baseURL: nil)
+
+        // When a URL signed by the key and two URLs with the trusted signature are parsed
+        let keyed = try parser.parse(rawPath: parser.verifier.signedPath("/rs:fit:20:15/plain/http://h/red.png@png"))
+        let red = try parser.parse(rawPath: "/PartnerSignature01/rs:fit:20:15/plain/http://h/red.png@png")
+        let blueURI = "/PartnerSignature01/rs:fit:30:20/plain/http://h/blue.png@png"
+        let blue = try parser.parse(requestURI: Array(blueURI.utf8))
+
+        // Then only the key's carries its signature to name a file; the trusted ones carry none
+        #expect(keyed.signature != nil)
+        #expect(red.signature == nil && blue.signature == nil)
+    }
+
     @Test(arguments: ["insecure", "anything", "", documentedSignature])
     func inInsecureModeEverySignatureVerifies(_ signature: String) {
         let verifier = SignatureVerifier.insecure
