@@ -56,7 +56,7 @@ struct CacheCommandOwnerTests {
             chown(cache.root + path, nobody.pw_uid, webGroup)
         }
         chown(cache.root + "/served/g", 0, webGroup)
-        chmod(cache.root + "/served/g", 0o770)
+        chmod(cache.root + "/served/g", 0o775)
         chown(cache.indexPath, nobody.pw_uid, webGroup)
 
         // When root purges everything

@@ -40,6 +40,7 @@ struct PlantedLinkTests {
         let linkPath = stack.cacheRoot + "/" + link
         try FileManager.default.createDirectory(atPath: (linkPath as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true)
+        if FileManager.default.fileExists(atPath: linkPath) { try FileManager.default.removeItem(atPath: linkPath) }
         try FileManager.default.createSymbolicLink(atPath: linkPath, withDestinationPath: target)
 
         // When a client asks for that URL
