@@ -112,7 +112,7 @@ public final class HitLog: @unchecked Sendable {
             // nginx made it (root, 0644) before thumbd could, or its owner or mode were changed.
             logger.warning("""
                 thumbd can read the hits log but not empty it, so it grows with every hit: make it writable by \
-                thumbd's group (the package's is www-data:www-data 0660)
+                thumbd's group (the package's is www-data:thumbd 0660)
                 """, metadata: ["log": "\(path)"])
         }
         return true

@@ -14,11 +14,14 @@ public enum System {
 
     /// Run as root, stays root only where `path` is root's alone: owned by root and writable by
     /// no one else, its group included (with an ACL, the group bits are its mask). Else becomes its
-    /// owner (its user, its group, no other groups), so that what follows can do no more than that
-    /// owner could: `thumbd cache` acts on files and an index that thumbd, not root, wrote. A
-    /// `path` root owns that others may write has no owner to become: refused, saying why.
-    /// Nothing to do when not root. A root named by a symlink is the directory it leads to: a link
-    /// root made would otherwise leave the command root.
+    /// owner (that user, in the user's own group and no other), so that what follows can do no more
+    /// than that owner could: `thumbd cache` acts on files and an index that thumbd, not root,
+    /// wrote. The user's group, not the directory's: the package's cache is of nginx's group
+    /// www-data (setgid, so that nginx reads what thumbd stores), which thumbd is not in; a user
+    /// with no entry in the user database keeps the directory's group. A `path` root owns that
+    /// others may write has no owner to become: refused, saying why. Nothing to do when not root.
+    /// A root named by a symlink is the directory it leads to: a link root made would otherwise
+    /// leave the command root.
     public static func becomeOwner(of path: String) throws(ThumbError) {
         guard geteuid() == 0 else { return }
         var info = stat()
@@ -34,7 +37,8 @@ public enum System {
                 thumbd runs as, or run the command as that user
                 """)
         }
-        guard setgroups(0, nil) == 0, setgid(info.st_gid) == 0, setuid(info.st_uid) == 0 else {
+        let group = getpwuid(info.st_uid)?.pointee.pw_gid ?? info.st_gid
+        guard setgroups(0, nil) == 0, setgid(group) == 0, setuid(info.st_uid) == 0 else {
             throw .internalFailure("cannot become \(path)'s owner (uid \(info.st_uid)): \(String(cString: strerror(errno)))")
         }
     }

@@ -244,6 +244,12 @@ struct NginxSite {
             # only thumbd may answer for (an expiry it checks on every request, a download name, insecure
             # mode's) live beside it in private/, which no location below serves by a client's URI.
             root \#(cacheRoot)/served;
+            # thumbd owns everything below the cache root: a link it put there (a decoder bug turned
+            # against it) would have nginx serve a file thumbd cannot read itself. No link below the
+            # cache root is followed: not `from=$document_root`, which is the whole file's path in the
+            # locations that alias one (nothing would be checked) and leaves served/ itself unchecked.
+            # What it costs a hit: bench/hit-cost.
+            disable_symlinks on from=\#(cacheRoot);
 
             # Hits keep their file open between requests: a hit costs no open, fstat and close, which
             # is most of what separated a hit from plain static serving (0.55x to 0.95x+, bench/run).

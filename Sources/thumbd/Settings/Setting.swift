@@ -41,8 +41,9 @@ public enum Setting: CaseIterable, Sendable {
         case .socketGroup:
             .init("SOCKET_GROUP", .text, .described("thumbd's own"),
                   "The group nginx's workers run in: the unix socket is made 0660 in it.",
-                  details: "The group nginx's workers run in: a unix socket is 0660 in it (needs chown; under the "
-                      + "unit leave it unset, `Group=` does it).")
+                  details: "The group nginx's workers run in: a unix socket thumbd makes is 0660 in it (needs "
+                      + "chown, or thumbd running in that group). Under the package's units thumbd.socket makes the "
+                      + "socket, in www-data's group: leave it unset.")
         case .paramsTimeout:
             .init("PARAMS_TIMEOUT", .decimal(0.1...600), .field { $0.paramsTimeout.shortText },
                   "Seconds a FastCGI connection has to send its request's parameters.")

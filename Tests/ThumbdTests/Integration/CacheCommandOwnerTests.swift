@@ -38,6 +38,39 @@ struct CacheCommandOwnerTests {
         #expect(cache.exists(servedName("rr")))
     }
 
+    @Test func runAsRootThePurgeTakesTheOwnersGroupNotTheCaches() throws {
+        guard geteuid() == 0 else {
+            print("skipped: needs root")
+            return
+        }
+        // Given a cache as the package lays it out: nobody's (as thumbd's), in nginx's group
+        // www-data, which nobody is not in, with a thumbnail of nobody's and one in a directory
+        // only root and that group may write
+        let nobody = try #require(getpwnam("nobody")).pointee
+        let webGroup = try #require(getgrnam("www-data")).pointee.gr_gid
+        let cache = try TestCache()
+        let index = try cache.index()
+        try cache.store(index, servedName("nn"), bytes: 10, key: 1)
+        try cache.store(index, servedName("gg"), bytes: 10, key: 2)
+        for path in ["", "/served", "/served/n", servedName("nn")] {
+            chown(cache.root + path, nobody.pw_uid, webGroup)
+        }
+        chown(cache.root + "/served/g", 0, webGroup)
+        chmod(cache.root + "/served/g", 0o775)
+        chown(cache.indexPath, nobody.pw_uid, webGroup)
+
+        // When root purges everything
+        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
+            "THUMBD_CACHE_ROOT": cache.root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
+        ])
+
+        // Then it removed what nobody could remove, and not what only the cache's group could
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("purged 1 files"), "\(text)")
+        #expect(!cache.exists(servedName("nn")))
+        #expect(cache.exists(servedName("gg")))
+    }
+
     /// Root's cache root, writable by a group (nobody's), by everyone, or by root alone.
     @Test(arguments: [(0o775 as mode_t, false), (0o757, false), (0o755, true)])
     func runAsRootTheCommandStaysRootOnlyInACacheThatIsRootsAlone(mode: mode_t, staysRoot: Bool) throws {

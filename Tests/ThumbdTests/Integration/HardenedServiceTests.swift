@@ -12,8 +12,9 @@ import Glibc
 struct HardenedServiceTests {
     static let unit = TestStack.repositoryRoot + "/deploy/thumbd.service"
     static let sandbox = ["/usr/bin/python3", TestStack.repositoryRoot + "/deploy/syscall-sandbox", unit]
-    /// As the unit's Group= does, thumbd runs in the group of nginx's workers, which its socket
-    /// then has without a chown (a call the unit takes away).
+    /// thumbd makes its socket itself here (under the unit, thumbd.socket makes it, in www-data's
+    /// group): run in the group of nginx's workers, it gives the socket that group without a chown
+    /// (a call the unit takes away).
     static let launcher = ["/usr/bin/setpriv", "--regid=\(TestStack.nginxWorkerGroup)", "--clear-groups"] + sandbox
 
     @Test func thumbdServesEveryFormatUnderTheUnitsRules() throws {
