@@ -6,7 +6,7 @@ import Testing
 
 /// The DSSIM autoquality scores with, and the search on real thumbnails: what it picks meets its
 /// target, and a simple picture gets a lower quality than a detailed photo.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(2)))
 struct AutoQualityTests {
     static let photos = TestPhotos.directory
     static let detailed = "Kleiber_by_Lukas_Baubkus.jpg"

@@ -5,7 +5,7 @@ import Testing
 
 /// thumbd(1), as the package installs it: every subcommand and every setting, in markup groff
 /// reads without a warning.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)))
 struct ManPageTests {
     static let page = Setting.manPage(version: "1.2.3")
 

@@ -4,7 +4,7 @@ import Testing
 
 /// `thumbd nginx-config`: what it writes nginx accepts, the examples in nginx/ are what it writes,
 /// and what could break out of a directive is refused, naming the option.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.blocking, .timeLimit(.minutes(2)))
 struct NginxConfigTests {
     /// The examples in nginx/ and the arguments that write them (their headers show them too).
     static let examples = [

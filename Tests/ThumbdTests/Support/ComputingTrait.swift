@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+// The imaging tests keep a core busy for seconds each. On Swift's cooperative pool (a thread per
+// core) they held both threads, and every other test, however quick, waited behind them while its
+// time limit ran: on a busy machine unit tests that take milliseconds failed their 60 s.
+
+extension Trait where Self == ComputingTrait {
+    /// The suite's tests compute for long: they run on a pool of their own, as many threads as
+    /// cores, and Swift's cooperative pool stays free for the rest.
+    static var computing: Self { ComputingTrait() }
+}
+
+/// Runs a test (or each test of a suite) with a task executor of its own threads. The test stays
+/// in its task, so what it records (`#expect`, its time limit) is still its own.
+struct ComputingTrait: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?,
+                      performing function: @Sendable () async throws -> Void) async throws {
+        try await withTaskExecutorPreference(ComputingExecutor.shared) { try await function() }
+    }
+}
+
+/// A task executor with a thread per core, each taking the next job in the order they came.
+final class ComputingExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = ComputingExecutor(threads: ProcessInfo.processInfo.activeProcessorCount)
+
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    private init(threads: Int) {
+        for number in 0..<max(1, threads) {
+            Thread.detachNewThread { [self] in
+                Thread.current.name = "computing test \(number)"
+                while true { run(next()) }
+            }
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.withLock {
+            jobs.append(job)
+            condition.signal()
+        }
+    }
+
+    private func next() -> UnownedJob {
+        condition.withLock {
+            while jobs.isEmpty { condition.wait() }
+            return jobs.removeFirst()
+        }
+    }
+
+    private func run(_ job: UnownedJob) {
+        job.runSynchronously(on: asUnownedTaskExecutor())
+    }
+}
