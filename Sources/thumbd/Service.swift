@@ -137,10 +137,11 @@ struct Service {
         }
     }
     /// Reads the settings again (flags, environment and the settings file, which is what can
-    /// have changed) and puts the new signing keys, presets, option rules, allowed sources and
-    /// source headers in place. Settings with a problem, or that would switch insecure mode,
-    /// change nothing: the ones in use stay, and the log says why. Other settings take effect at
-    /// the next start.
+    /// have changed) and puts in place every setting declared to reload: the signing keys,
+    /// presets, option rules, allowed sources, source addresses and source headers. Settings with
+    /// a problem, or that would switch insecure mode, change nothing: the ones in use stay, and the
+    /// log says why. Any other setting that changed is named in the line: it takes effect at the
+    /// next start, and until then the value it started with stays.
     private static func reload(from running: Settings, into handler: RequestHandler, fetcher: OriginFetcher,
                                logger: Logger) {
         let new: Settings
@@ -160,8 +161,14 @@ struct Service {
             return
         }
         handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
-        fetcher.sourceRules.replace(with: SourceRules(allowedSources: new.allowedSources, headers: new.fetch.extraHeaders))
-        logger.notice("settings reloaded: keys, presets, option rules, allowed sources and source headers")
+        fetcher.sourceRules.replace(with: SourceRules(new.fetch))
+        let kept = Setting.allCases.filter { !$0.declaration.reloads && new.given[$0] != running.given[$0] }
+        guard kept.isEmpty else {
+            logger.warning("settings reloaded; the changed settings in restart_needed keep their values until a restart",
+                           metadata: ["restart_needed": "\(kept.map(\.name).joined(separator: ","))"])
+            return
+        }
+        logger.notice("settings reloaded")
     }
 
 

@@ -108,6 +108,9 @@ extension Settings {
         }
 
         configuration.options = readOptions(&reader)
+        configuration.given = Dictionary(uniqueKeysWithValues: Setting.allCases.compactMap { setting in
+            lookup(setting).map { (setting, $0.value) }
+        })
 
         if let signing = readSigning(&reader) { configuration.signing = signing }
         let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
@@ -271,7 +274,11 @@ extension Settings {
                 try apply(value)
             } catch {
                 let expected = (error as? InvalidValue)?.expected ?? "\(error)"
-                problems.append("\(origin)=\(value.debugDescription): \(expected)")
+                guard setting.declaration.secret else {
+                    problems.append("\(origin)=\(value.debugDescription): \(expected)")
+                    return
+                }
+                problems.append("\(origin)=\(Settings.secretShown): \(Settings.redacting(value, in: expected))")
             }
         }
 
@@ -293,6 +300,18 @@ extension Settings {
 
         mutating func bool(_ setting: Setting, _ apply: (Bool) throws -> Void) {
             read(setting) { try apply(try Settings.bool($0)) }
+        }
+    }
+
+    /// What a message says in place of a secret setting's value.
+    static let secretShown = "(secret, not shown)"
+
+    /// `message` without any part of the secret `value` it may quote (a check that names the
+    /// entry it refused): each comma-separated entry, and the whole, becomes `secretShown`.
+    static func redacting(_ value: String, in message: String) -> String {
+        let parts = [value] + value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return parts.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(message) {
+            $0.replacingOccurrences(of: $1, with: secretShown)
         }
     }
 

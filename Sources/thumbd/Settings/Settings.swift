@@ -51,6 +51,10 @@ public struct Settings: Sendable {
     /// The first part of every metric's name but process_*'s (PROMETHEUS_NAMESPACE); empty: none.
     public var prometheusNamespace = "thumbd"
 
+    /// Each setting's value as it was given (flag, environment or file), before it was read: what a
+    /// reload compares to tell which settings changed. Secret ones included: never log it.
+    public var given: [Setting: String] = [:]
+
     public init() {}
 
     /// Why URLs cannot be served or signed as configured: neither a key nor insecure mode.

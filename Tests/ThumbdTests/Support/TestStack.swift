@@ -43,8 +43,10 @@ final class TestStack: @unchecked Sendable {
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
     /// - Parameter cacheRoot: where the cache is, its index beside it; by default in the stack's directory.
     /// - Parameter siteArguments: more arguments for `thumbd nginx-config site` (`--enforce webp`).
+    /// - Parameter unsetting: defaults above to leave out of the environment, so that a settings
+    ///   file can set them (the environment wins over it).
     init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil,
-         siteArguments: [String] = []) throws {
+         siteArguments: [String] = [], unsetting: Set<String> = []) throws {
         self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
@@ -92,6 +94,7 @@ final class TestStack: @unchecked Sendable {
         // Insecure unless the test gives a key, itself or in a settings file.
         if environment["THUMBD_KEY"] == nil && environment["THUMBD_CONFIG"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
         thumbdEnvironment.merge(environment) { $1 }
+        for name in unsetting { thumbdEnvironment[name] = nil }
         self.thumbdEnvironment = thumbdEnvironment
         nginx = Process()
         nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
