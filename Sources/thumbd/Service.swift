@@ -92,6 +92,7 @@ struct Service {
             negotiation: configuration.negotiation,
             pipeline: pipeline,
             deadline: limits.requestTimeout,
+            metricsAccess: MetricsAccess(token: configuration.metricsToken),
             logger: logger
         )
         // Listening before thumbd answers: a scrape that follows its first answer finds it.
@@ -138,7 +139,8 @@ struct Service {
     }
     /// Reads the settings again (flags, environment and the settings file, which is what can
     /// have changed) and puts in place every setting declared to reload: the signing keys,
-    /// presets, option rules, allowed sources, source addresses and source headers. Settings with
+    /// presets, option rules, allowed sources, source addresses, source headers and the metrics
+    /// token. Settings with
     /// a problem, or that would switch insecure mode, change nothing: the ones in use stay, and the
     /// log says why. Any other setting that changed is named in the line: it takes effect at the
     /// next start, and until then the value it started with stays.
@@ -162,6 +164,7 @@ struct Service {
         }
         handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
         fetcher.sourceRules.replace(with: SourceRules(new.fetch))
+        handler.metricsAccess.replace(with: MetricsAccess(token: new.metricsToken))
         let kept = Setting.allCases.filter { !$0.declaration.reloads && new.given[$0] != running.given[$0] }
         guard kept.isEmpty else {
             logger.warning("settings reloaded; the changed settings in restart_needed keep their values until a restart",

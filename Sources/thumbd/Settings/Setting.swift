@@ -25,7 +25,7 @@ public enum Setting: CaseIterable, Sendable {
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     // The output format's choice (where the URL names none, or the client's Accept overrides it).
     case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
-    case prometheusBind, prometheusNamespace
+    case prometheusBind, prometheusNamespace, metricsToken
 
     // swiftlint:disable:next function_body_length
     public var declaration: SettingDeclaration {
@@ -415,14 +415,23 @@ public enum Setting: CaseIterable, Sendable {
                   "host:port of a listener answering GET /metrics, for a Prometheus nginx's site does not allow.",
                   details: "`host:port` (`:9464` for every address) of an HTTP listener of thumbd's own that "
                       + "answers `GET /metrics` with the metrics and every other request with 404, so that a "
-                      + "Prometheus on another host can scrape without an `allow` line in nginx's site; "
-                      + "`/_thumbd/metrics` through nginx stays. See docs/operations.md.")
+                      + "Prometheus on another host can scrape without an `allow` line in nginx's site and "
+                      + "without `METRICS_TOKEN`: bind it to an address only Prometheus reaches. See "
+                      + "docs/operations.md.")
         case .prometheusNamespace:
             .init("PROMETHEUS_NAMESPACE", imgproxy: true, .text, .field { $0.prometheusNamespace },
                   "First part of every metric's name (thumbd_requests_total); empty: none.",
                   details: "The first part of every metric's name but `process_*`'s: `thumbd_requests_total`; "
                       + "`imgproxy` makes them `imgproxy_requests_total`, as an imgproxy dashboard asks; empty: "
                       + "no prefix, imgproxy's default (`requests_total`).")
+        case .metricsToken:
+            .init("METRICS_TOKEN", secret: true, reloads: true, .text, .described("none: refused"),
+                  "Token /_thumbd/metrics through nginx asks for (Authorization: Bearer); unset, it is refused.",
+                  details: "The token `/_thumbd/metrics` through nginx asks for, as `Authorization: Bearer <token>` "
+                      + "(at least 16 characters; `openssl rand -hex 32`); unset, that path answers 403. nginx's "
+                      + "`allow` lines cannot tell a Prometheus on the host from a reverse proxy on the host, whose "
+                      + "clients all arrive from 127.0.0.1. `PROMETHEUS_BIND`'s listener asks for none. See "
+                      + "docs/operations.md.")
         }
     }
 }

@@ -60,6 +60,7 @@ extension Settings {
         reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? ThumbnailLifetime.seconds : $0 }
         reader.read(.prometheusBind) { configuration.prometheusBind = $0.isEmpty ? nil : try tcpAddress($0) }
         reader.read(.prometheusNamespace) { configuration.prometheusNamespace = try metricNamespace($0) }
+        reader.read(.metricsToken) { configuration.metricsToken = $0.isEmpty ? nil : try bearerToken($0) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         // The deprecated names first: the current ones win.
         reader.bool(.enableWebpDetection) { configuration.negotiation.webp = $0 }
@@ -368,6 +369,19 @@ extension Settings {
                 || (index > 0 && byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         }
         guard valid else { throw InvalidValue(expected: "expected letters, digits and _, not starting with a digit") }
+        return text
+    }
+
+    /// A token a client can send as `Authorization: Bearer <token>` (RFC 6750's characters), and
+    /// long enough not to be found by trying.
+    private static func bearerToken(_ text: String) throws -> String {
+        let valid = text.utf8.count >= 16 && text.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~+/=".unicodeScalars.contains($0))
+        }
+        guard valid else {
+            throw InvalidValue(expected: "expected at least 16 characters of letters, digits and -._~+/= "
+                + "(openssl rand -hex 32 makes one)")
+        }
         return text
     }
 

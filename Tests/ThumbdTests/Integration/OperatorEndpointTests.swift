@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
+/// What an operator's load balancer and Prometheus ask nginx for: /health, /ready and
+/// /_thumbd/metrics.
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OperatorEndpointTests {
     let origin: TestOrigin
@@ -74,8 +75,31 @@ struct OperatorEndpointTests {
         #expect(try stack.get("/ready").status == 200)
     }
 
+    @Test func theMetricsThroughNginxAskForTheToken() throws {
+        // Given thumbd with a METRICS_TOKEN, behind the site on this host (where a reverse proxy's
+        // clients would arrive from too)
+        // When a client asks without it, with another, and with it
+        let without = try stack.get("/_thumbd/metrics")
+        let wrong = try stack.get("/_thumbd/metrics", headers: ["Authorization": "Bearer \(TestStack.metricsToken)x"])
+        let basic = try stack.get("/_thumbd/metrics", headers: ["Authorization": "Basic \(TestStack.metricsToken)"])
+        let right = try stack.scrape()
+
+        // Then only the token gets the metrics
+        for refused in [without, wrong, basic] {
+            #expect(refused.status == 401 && refused.headers["www-authenticate"] == "Bearer", "\(refused.status)")
+            #expect(!refused.text.contains("thumbd_requests_total"))
+        }
+        #expect(right.status == 200 && right.text.contains("thumbd_requests_total"))
+
+        // and a thumbd without a token refuses them all
+        let tokenless = try TestStack(unsetting: ["THUMBD_METRICS_TOKEN"])
+        defer { tokenless.shutdown() }
+        let off = try tokenless.scrape()
+        #expect(off.status == 403 && off.text.contains("METRICS_TOKEN"), "\(off.text)")
+    }
+
     @Test func metricsParseWithPrometheusOwnParserAndCountWhatHappened() throws {
-        let before = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let before = try PrometheusParser.parse(try stack.scrape().body)
 
         // Given two misses, a download thumbd answers twice (stored under a name only thumbd
         // looks up), a source that is no image, and a bad URL
@@ -89,7 +113,7 @@ struct OperatorEndpointTests {
         #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 404)
 
         // When Prometheus' text parser reads the scrape
-        let scrape = try stack.get("/_thumbd/metrics")
+        let scrape = try stack.scrape()
         #expect(scrape.status == 200)
         #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
         let after = try PrometheusParser.parse(scrape.body)
