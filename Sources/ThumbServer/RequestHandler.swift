@@ -17,6 +17,8 @@ public struct RequestHandler: Sendable {
     private let sourceRules: Reloadable<SourceRules>
     public let negotiation: FormatNegotiation
     public let pipeline: ThumbnailPipeline
+    /// What `/ready` answers from, checked on a thread of its own.
+    private let readiness: Readiness
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
@@ -28,13 +30,14 @@ public struct RequestHandler: Sendable {
     /// The allowed sources are the fetcher's (`pipeline.sources.fetcher.sourceRules`), so that a
     /// reload changes them for the first URL and for every redirect at once.
     public init(parser: RequestPathParser, negotiation: FormatNegotiation = FormatNegotiation(),
-                pipeline: ThumbnailPipeline, deadline: Double, metricsAccess: MetricsAccess = MetricsAccess(token: nil),
-                logger: Logger) {
+                pipeline: ThumbnailPipeline, readiness: Readiness, deadline: Double,
+                metricsAccess: MetricsAccess = MetricsAccess(token: nil), logger: Logger) {
         rules = Reloadable(RequestRules(parser: parser))
         self.metricsAccess = Reloadable(metricsAccess)
         sourceRules = pipeline.sources.fetcher.sourceRules
         self.negotiation = negotiation
         self.pipeline = pipeline
+        self.readiness = readiness
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
@@ -111,7 +114,7 @@ public struct RequestHandler: Sendable {
         case Self.metricsPath:
             return .answered(metricsAccess.current.refusal(authorization: incoming.authorization) ?? metricsResponse(), nil)
         case HealthCheck.livenessPath: return .answered(HealthCheck.liveness(), nil)
-        case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(of: pipeline), nil)
+        case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(readiness), nil)
         default: break
         }
         metrics.requestStarted()

@@ -87,10 +87,13 @@ struct Service {
             fallback: fallback
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
+        let readiness = Readiness(pipeline: pipeline, logger: logger)
+        readiness.start()
         let handler = RequestHandler(
             parser: configuration.requestPathParser,
             negotiation: configuration.negotiation,
             pipeline: pipeline,
+            readiness: readiness,
             deadline: limits.requestTimeout,
             metricsAccess: MetricsAccess(token: configuration.metricsToken),
             logger: logger

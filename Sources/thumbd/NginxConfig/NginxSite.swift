@@ -310,8 +310,8 @@ struct NginxSite {
 
             # Liveness (imgproxy's path): thumbd answers 200 while its process answers, however busy;
             # with thumbd down, nginx answers 502. Readiness, for a load balancer choosing hosts:
-            # 200 while this host can make thumbnails now, 503 naming what stops it (a full queue,
-            # a cache it cannot write).
+            # 200 while this host can make thumbnails now, 503 saying tersely what stops it (a full
+            # queue, a cache it cannot write), from a check thumbd makes every 2 s, not per request.
             location ~ ^/(health|ready)$ {
                 fastcgi_pass \#(fastCGIPass);
                 fastcgi_param REQUEST_METHOD $request_method;

@@ -47,7 +47,7 @@ struct OperatorEndpointTests {
 
         // Then the host is alive but not ready, and says why
         let ready = try busy.get("/ready")
-        #expect(ready.status == 503 && ready.text.contains("the fetch queue is full"), "\(ready.text)")
+        #expect(ready.status == 503 && ready.text == "not ready: the fetch queue is full\n", "\(ready.text)")
         for _ in 0..<10 { #expect(try busy.get("/health").status == 200) }
 
         // and once the origin answers, it is ready again and both misses are answered
@@ -65,14 +65,45 @@ struct OperatorEndpointTests {
         }
         let unmounted = { SharedCacheTests.unmount(stack.cacheRoot) }
 
+        // Then, by its next check, the host is not ready, and says why without naming a path
+        #expect(eventually(timeout: 30) { (try? stack.get("/ready").status) == 503 })
         let broken = try stack.get("/ready")
-        #expect(broken.status == 503)
-        #expect(broken.text.contains("cannot store thumbnails"), "\(broken.text)")
+        #expect(broken.text == "not ready: cannot store thumbnails\n", "\(broken.text)")
+        #expect(!broken.text.contains("/"))
         #expect(try stack.get("/health").status == 200)
+        // (the log has the detail)
+        #expect(stack.thumbdLog.contains("cannot store thumbnails: ") && stack.thumbdLog.contains(stack.cacheRoot))
 
         // When it is writable again, thumbd is ready again
         #expect(unmounted())
-        #expect(try stack.get("/ready").status == 200)
+        #expect(eventually(timeout: 30) { (try? stack.get("/ready").status) == 200 })
+    }
+
+    @Test func readinessMakesNoFilePerRequest() throws {
+        // Given a watch on the files made in the cache root (where the check makes its file)
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        #expect(watch >= 0)
+        defer { close(watch) }
+        #expect(inotify_add_watch(watch, stack.cacheRoot, UInt32(IN_CREATE)) >= 0)
+
+        // When a load balancer asks /ready 100 times
+        let asked = 100
+        for _ in 0..<asked { #expect(try stack.get("/ready").status == 200) }
+
+        // Then fewer files were made than it asked: the check runs on a timer, not per request
+        var made = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(watch, &buffer, buffer.count)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset < count {
+                let length = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                made += 1
+                offset += 16 + length
+            }
+        }
+        #expect(made < asked, "\(made) files made for \(asked) requests")
     }
 
     @Test func theMetricsThroughNginxAskForTheToken() throws {
