@@ -18,7 +18,9 @@ extension ThumbnailPipeline {
     /// Blocks up to 2 s.
     public func slowHealthProblems() -> [HealthProblem] {
         var problems: [HealthProblem] = []
-        if let why = cacheRootProblem() { problems.append(HealthProblem(summary: "cannot store thumbnails", detail: why)) }
+        if let why = cacheRootProblem() {
+            problems.append(HealthProblem(summary: "cannot store thumbnails", detail: why))
+        }
         // Jobs run as tasks on Swift's cooperative pool: a task must start at once.
         if BlockingBridge.wait(timeout: 2, for: { await Task.yield() }) == nil {
             problems.append(HealthProblem(summary: "jobs are not being scheduled",
@@ -30,7 +32,8 @@ extension ThumbnailPipeline {
     /// The checks that cost nothing, for every request: the queues, which fill and empty in a moment.
     public func queueProblems() -> [HealthProblem] {
         [sources.pool, renderPool].filter(\.isFull).map {
-            HealthProblem(summary: "the \($0.name) queue is full", detail: "\($0.name) queue at its REQUESTS_QUEUE_SIZE")
+            HealthProblem(summary: "the \($0.name) queue is full",
+                          detail: "\($0.name) queue at its REQUESTS_QUEUE_SIZE")
         }
     }
 

@@ -14,6 +14,7 @@ enum HealthCheck {
 
     static func readiness(_ readiness: Readiness) -> OutgoingResponse {
         let problems = readiness.problems()
-        return problems.isEmpty ? .text(200, "ready") : .text(503, "not ready: " + problems.map(\.summary).joined(separator: "; "))
+        guard problems.isEmpty else { return .text(503, "not ready: " + problems.map(\.summary).joined(separator: "; ")) }
+        return .text(200, "ready")
     }
 }

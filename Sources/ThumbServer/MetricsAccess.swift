@@ -17,7 +17,8 @@ public struct MetricsAccess: Sendable {
         let prefix = Array("Bearer ".utf8)
         let given = Array(authorization.utf8)
         guard given.starts(with: prefix), Self.same(Array(given.dropFirst(prefix.count)), token) else {
-            return .text(401, "metrics need Authorization: Bearer <METRICS_TOKEN>", headers: [("WWW-Authenticate", "Bearer")])
+            return .text(401, "metrics need Authorization: Bearer <METRICS_TOKEN>",
+                         headers: [("WWW-Authenticate", "Bearer")])
         }
         return nil
     }

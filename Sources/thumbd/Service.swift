@@ -58,13 +58,14 @@ struct Service {
         let limits = configuration.limits
         let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
-        let fallback: FallbackImage?
+        let fallback: FallbackImageSource
         do throws(ThumbError) {
-            fallback = try configuration.fallback.load(fetcher: fetcher)
+            fallback = try FallbackImageSource(configuration.fallback)
         } catch {
-            logger.critical("cannot load the fallback image", metadata: ["error": "\(error)"])
+            logger.critical("cannot use the fallback image", metadata: ["error": "\(error)"])
             throw ExitCode(2)
         }
+        fallback.load(with: fetcher, logger: logger)
         let sources = SourceStage(
             fetcher: fetcher,
             localReader: configuration.localFileReader,

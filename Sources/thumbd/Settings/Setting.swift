@@ -373,8 +373,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("FALLBACK_IMAGE_DATA", imgproxy: true, .text, .none, "The fallback image itself, in base64.")
         case .fallbackImageURL:
             .init("FALLBACK_IMAGE_URL", imgproxy: true, .text, .none,
-                  "URL of the fallback image, fetched once at start.",
-                  details: "The same image fetched once at start, through the same address checks as sources.")
+                  "URL of the fallback image, fetched at start, and again in the background until it loads.",
+                  details: "The same image fetched at start, through the same address checks as sources; while it "
+                      + "fails, thumbd serves without a fallback and tries again, the pause doubling from 1 s to a "
+                      + "minute, until it loads (docs/operations.md).")
         case .fallbackImageHTTPCode:
             .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(0...599), .field { "\($0.fallback.status ?? 0)" },
                   "Status the fallback image is answered with; 0: the status the failure had.")
