@@ -118,6 +118,28 @@ struct ReloadTests {
         #expect(!line.contains("ALLOW_LOOPBACK"), "\(line)")
     }
 
+    @Test func theMetricsTokenRotatesOnHUP() throws {
+        // Given thumbd whose metrics token is in its settings file
+        let (old, new) = ("old-metrics-token-0123456789", "new-metrics-token-0123456789")
+        try write(keys(Self.first) + ["THUMBD_METRICS_TOKEN=\(old)"])
+        defer { unlink(settings) }
+        let stack = try TestStack(environment: ["THUMBD_CONFIG": settings], unsetting: ["THUMBD_METRICS_TOKEN"])
+        defer { stack.shutdown() }
+        let scrape = { (token: String) in
+            try stack.get("/_thumbd/metrics", headers: ["Authorization": "Bearer \(token)"]).status
+        }
+        #expect(try scrape(old) == 200)
+
+        // When the file gets another token, and thumbd is sent HUP
+        try write(keys(Self.first) + ["THUMBD_METRICS_TOKEN=\(new)"])
+        reload(stack, expecting: "settings reloaded")
+
+        // Then only the new one reads the metrics, and neither is in the log
+        #expect(try scrape(new) == 200)
+        #expect(try scrape(old) == 401)
+        #expect(!stack.thumbdLog.contains(old) && !stack.thumbdLog.contains(new))
+    }
+
     @Test func requestsUnderWayWhileKeysRotateAreAllAnswered() throws {
         // Given thumbd with one key, and clients asking for thumbnails signed with it
         try write(keys(Self.first))
