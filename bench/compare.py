@@ -42,6 +42,7 @@ FORMATS = {"jpg": "JPEG q80", "webp": "WebP q80"}
 IMAGE_FILTER_MODULE = "/usr/lib/nginx/modules/ngx_http_image_filter_module.so"
 KEY = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
 SALT = "520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5"
+METRICS_TOKEN = "bench-metrics-token-7d1e0b"
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -222,19 +223,21 @@ class Thumbd:
         self.origin, self.port, self.run_dir = origin, free_port(), f"{work}/thumbd"
         shutil.rmtree(self.run_dir, ignore_errors=True)
         environment = dict(os.environ, THUMBD_HTTP_PORT=str(self.port), THUMBD_RUN_DIR=self.run_dir,
-                           THUMBD_KEY=KEY, THUMBD_SALT=SALT)
+                           THUMBD_KEY=KEY, THUMBD_SALT=SALT, THUMBD_METRICS_TOKEN=METRICS_TOKEN)
         self.output = open(f"{work}/thumbd-deploy.log", "w")
         self.process = subprocess.Popen([f"{ROOT}/deploy/run"], env=environment, stdout=self.output,
                                         stderr=subprocess.STDOUT, start_new_session=True)
         self.base = f"http://127.0.0.1:{self.port}"
-        wait_until(f"{self.base}/_thumbd/metrics", 600)
+        wait_until(f"{self.base}/health", 600)
         self.pids = [pid for pid in process_tree(self.process.pid) if pid != self.process.pid]
 
     def url(self, prefix, photo, fmt):
         return self.base + signed(f"/rs:fill:{WIDTH}:{HEIGHT}/q:{QUALITY}/plain/{self.origin.base}/{prefix}/{photo}@{fmt}")
 
     def renders(self):
-        with urllib.request.urlopen(f"{self.base}/_thumbd/metrics") as answer:
+        scrape = urllib.request.Request(f"{self.base}/_thumbd/metrics",
+                                        headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+        with urllib.request.urlopen(scrape) as answer:
             text = answer.read().decode()
         return int(float(re.search(r"^thumbd_thumbnail_jobs_total (\S+)", text, re.M).group(1)))
 

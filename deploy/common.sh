@@ -136,6 +136,8 @@ thumbd_binary() {
 export_demo_settings() {
     export THUMBD_KEY=${THUMBD_KEY:-943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881}
     export THUMBD_SALT=${THUMBD_SALT:-520f986b998545b4785e0defbc4f3c1203f22de2374a3d53cb7a7fe9fea309c5}
+    # What /_thumbd/metrics through the site asks for: Authorization: Bearer <token>.
+    export THUMBD_METRICS_TOKEN=${THUMBD_METRICS_TOKEN:-demo-metrics-token-5c0f9a2e}
     export THUMBD_MAGICK_POLICY_DIR=${THUMBD_MAGICK_POLICY_DIR:-$PWD/deploy}
     # The socket is 0660 in the group of nginx's workers, which run as nobody.
     export THUMBD_SOCKET_GROUP=${THUMBD_SOCKET_GROUP:-$(id -gn nobody)}

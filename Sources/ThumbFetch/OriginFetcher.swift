@@ -35,8 +35,8 @@ public struct OriginFetcher: Sendable {
     }
 
     public let configuration: Configuration
-    /// The allowed sources and extra headers, as the last reload left them; the configuration's
-    /// are where they started.
+    /// The allowed sources, address policy and extra headers, as the last reload left them; the
+    /// configuration's are where they started.
     package let sourceRules: Reloadable<SourceRules>
     private let handles = CurlHandles()
 
@@ -47,8 +47,7 @@ public struct OriginFetcher: Sendable {
 
     public init(configuration: Configuration) {
         self.configuration = configuration
-        sourceRules = Reloadable(SourceRules(allowedSources: configuration.allowedSources,
-                                             headers: configuration.extraHeaders))
+        sourceRules = Reloadable(SourceRules(configuration))
     }
 
     /// The authority of an http(s) URL, lowercased, for per-host limits.
@@ -74,7 +73,7 @@ public struct OriginFetcher: Sendable {
         for _ in 0...configuration.maxRedirects {
             let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
             guard remaining > 0 else { throw .originTimeout }
-            let transfer = try perform(url, headers: rules.headers, on: easy, timeoutMilliseconds: remaining)
+            let transfer = try perform(url, rules: rules, on: easy, timeoutMilliseconds: remaining)
             let status = easy.responseCode
             if Self.redirectStatuses.contains(status), let next = easy.redirectURL {
                 guard rules.allowedSources.allows(next) else {
@@ -95,14 +94,14 @@ public struct OriginFetcher: Sendable {
     /// The answers libcurl itself would follow.
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    private func perform(_ url: String, headers: SourceHeaders, on easy: CurlEasy,
+    private func perform(_ url: String, rules: SourceRules, on easy: CurlEasy,
                          timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
         // Through a proxy every socket goes to the proxy: the origin's address is checked here instead.
         let origin = try configuration.proxy.map { _ throws(ThumbError) in
-            try OriginAddress(of: url, policy: configuration.addressPolicy)
+            try OriginAddress(of: url, policy: rules.addressPolicy)
         }
         let transfer = Transfer(easy: easy, byteLimit: configuration.maxBytes,
-                                policy: origin == nil ? configuration.addressPolicy : nil,
+                                policy: origin == nil ? rules.addressPolicy : nil,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         try withExtendedLifetime(transfer) { () throws(ThumbError) in
@@ -122,7 +121,7 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             try easy.set(CURLOPT_MAXFILESIZE, configuration.maxBytes)
             try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
-            try easy.set(headers: headers.headers(for: url))
+            try easy.set(headers: rules.headers.headers(for: url))
             try easy.set(writeFunction: transferWriteCallback)
             try easy.set(CURLOPT_WRITEDATA, context)
             try easy.set(openSocketFunction: transferOpenSocketCallback)

@@ -22,7 +22,7 @@ public struct FallbackImage: Sendable {
     }
 
     /// Where it comes from and how it is answered, as configured: the bytes are read at start,
-    /// a URL is fetched at start.
+    /// a URL is fetched by `FallbackImageSource`.
     public struct Settings: Sendable {
         public var image: [UInt8]?
         public var url: String?
@@ -31,17 +31,8 @@ public struct FallbackImage: Sendable {
 
         public init() {}
 
-        /// The image, read or fetched now (once, at start, through the origin guard like any
-        /// source); nil when none is configured.
-        public func load(fetcher: OriginFetcher) throws(ThumbError) -> FallbackImage? {
-            let bytes: [UInt8]
-            if let image {
-                bytes = image
-            } else if let url {
-                bytes = try fetcher.fetch(url).body
-            } else {
-                return nil
-            }
+        /// The fallback image these bytes make, answered as configured.
+        func image(_ bytes: [UInt8]) throws(ThumbError) -> FallbackImage {
             guard let format = ContentSniffer.format(of: bytes) else {
                 throw .unprocessable("the fallback image is not a \(ContentSniffer.readableNames) image")
             }

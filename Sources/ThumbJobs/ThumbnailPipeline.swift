@@ -21,11 +21,11 @@ public struct ThumbnailPipeline: Sendable {
     private let storeFailures = FailureStreak()
     public let metrics: Metrics
     public let logger: Logger
-    public let fallback: FallbackImage?
+    public let fallback: FallbackImageSource?
     private let recentFallbacks: RecentFallbacks
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
-                metrics: Metrics, logger: Logger, fallback: FallbackImage? = nil) {
+                metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil) {
         self.sources = sources
         self.renderer = renderer
         self.renderPool = renderPool
@@ -33,7 +33,7 @@ public struct ThumbnailPipeline: Sendable {
         self.metrics = metrics
         self.logger = logger
         self.fallback = fallback
-        recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.maxAge ?? 0))
+        recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.settings.maxAge ?? 0))
     }
 
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
@@ -110,7 +110,9 @@ public struct ThumbnailPipeline: Sendable {
     /// A source that failed gets the fallback image, if there is one, rendered with the request's
     /// options and kept for the next requests; if that fails too, the source's error stands.
     private func standingIn(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
-        guard case .failure(let error) = outcome, error.fallsBack, let fallback else { return outcome }
+        guard case .failure(let error) = outcome, error.fallsBack, let fallback = fallback?.current else {
+            return outcome
+        }
         let renderer = self.renderer
         let rendered = await renderPool.runCatching { () throws(ThumbError) in
             try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)

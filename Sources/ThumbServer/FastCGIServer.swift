@@ -133,7 +133,8 @@ public final class FastCGIServer: Sendable {
                 requestURI: request.rawParam("REQUEST_URI") ?? [],
                 documentURI: request.param("DOCUMENT_URI") ?? "",
                 accept: request.param("HTTP_ACCEPT") ?? "",
-                requestID: request.param("REQUEST_ID") ?? ""
+                requestID: request.param("REQUEST_ID") ?? "",
+                authorization: request.param("HTTP_AUTHORIZATION") ?? ""
             )
             outstanding.enter()
             let exchange = Exchange(request, gate: gate, outstanding: outstanding)

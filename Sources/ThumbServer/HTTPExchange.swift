@@ -16,13 +16,17 @@ public struct IncomingRequest: Sendable {
     public var accept: String
     /// nginx's `$request_id`, which its access log line for this request carries too.
     public var requestID: String
+    /// The client's Authorization header, which nginx passes for the metrics only.
+    public var authorization: String
 
-    public init(method: String, requestURI: [UInt8], documentURI: String, accept: String = "", requestID: String = "") {
+    public init(method: String, requestURI: [UInt8], documentURI: String, accept: String = "", requestID: String = "",
+                authorization: String = "") {
         self.method = method
         self.requestURI = requestURI
         self.documentURI = documentURI
         self.accept = accept
         self.requestID = requestID
+        self.authorization = authorization
     }
 }
 

@@ -10,27 +10,34 @@ import ThumbRuntime
 /// that accepted it; then, for a miss, the job for the thumbnail's key, which runs on thumbd's
 /// pools, answers it when it ends (or the deadline does).
 public struct RequestHandler: Sendable {
-    /// Replaced whole by a reload, as are the source rules (shared with the fetcher).
+    /// Replaced whole by a reload, as are the source rules (shared with the fetcher) and who may
+    /// read the metrics.
     package let rules: Reloadable<RequestRules>
+    package let metricsAccess: Reloadable<MetricsAccess>
     private let sourceRules: Reloadable<SourceRules>
     public let negotiation: FormatNegotiation
     public let pipeline: ThumbnailPipeline
+    /// What `/ready` answers from, checked on a thread of its own.
+    private let readiness: Readiness
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
     public let logger: Logger
 
-    /// Metrics in Prometheus' text format; nginx only lets loopback clients reach it.
+    /// Metrics in Prometheus' text format, for a client that shows the token (`MetricsAccess`).
     public static let metricsPath = "/_thumbd/metrics"
 
     /// The allowed sources are the fetcher's (`pipeline.sources.fetcher.sourceRules`), so that a
     /// reload changes them for the first URL and for every redirect at once.
     public init(parser: RequestPathParser, negotiation: FormatNegotiation = FormatNegotiation(),
-                pipeline: ThumbnailPipeline, deadline: Double, logger: Logger) {
+                pipeline: ThumbnailPipeline, readiness: Readiness, deadline: Double,
+                metricsAccess: MetricsAccess = MetricsAccess(token: nil), logger: Logger) {
         rules = Reloadable(RequestRules(parser: parser))
+        self.metricsAccess = Reloadable(metricsAccess)
         sourceRules = pipeline.sources.fetcher.sourceRules
         self.negotiation = negotiation
         self.pipeline = pipeline
+        self.readiness = readiness
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
         self.logger = logger
@@ -109,9 +116,10 @@ public struct RequestHandler: Sendable {
             return .answered(.text(405, "method not allowed", headers: [("Allow", "GET, HEAD")]), nil)
         }
         switch incoming.documentURI {
-        case Self.metricsPath: return .answered(metricsResponse(), nil)
+        case Self.metricsPath:
+            return .answered(metricsAccess.current.refusal(authorization: incoming.authorization) ?? metricsResponse(), nil)
         case HealthCheck.livenessPath: return .answered(HealthCheck.liveness(), nil)
-        case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(of: pipeline), nil)
+        case HealthCheck.readinessPath: return .answered(HealthCheck.readiness(readiness), nil)
         default: break
         }
         metrics.requestStarted()

@@ -60,13 +60,14 @@ struct Service {
         let limits = configuration.limits
         let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
-        let fallback: FallbackImage?
+        let fallback: FallbackImageSource
         do throws(ThumbError) {
-            fallback = try configuration.fallback.load(fetcher: fetcher)
+            fallback = try FallbackImageSource(configuration.fallback)
         } catch {
-            logger.critical("cannot load the fallback image", metadata: ["error": "\(error)"])
+            logger.critical("cannot use the fallback image", metadata: ["error": "\(error)"])
             throw ExitCode(2)
         }
+        fallback.load(with: fetcher, logger: logger)
         let sources = SourceStage(
             fetcher: fetcher,
             localReader: configuration.localFileReader,
@@ -89,11 +90,15 @@ struct Service {
             fallback: fallback
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
+        let readiness = Readiness(pipeline: pipeline, logger: logger)
+        readiness.start()
         let handler = RequestHandler(
             parser: configuration.requestPathParser,
             negotiation: configuration.negotiation,
             pipeline: pipeline,
+            readiness: readiness,
             deadline: limits.requestTimeout,
+            metricsAccess: MetricsAccess(token: configuration.metricsToken),
             logger: logger
         )
         // Listening before thumbd answers: a scrape that follows its first answer finds it.
@@ -139,10 +144,12 @@ struct Service {
         }
     }
     /// Reads the settings again (flags, environment and the settings file, which is what can
-    /// have changed) and puts the new signing keys, presets, option rules, allowed sources and
-    /// source headers in place. Settings with a problem, or that would switch insecure mode,
-    /// change nothing: the ones in use stay, and the log says why. Other settings take effect at
-    /// the next start.
+    /// have changed) and puts in place every setting declared to reload: the signing keys,
+    /// presets, option rules, allowed sources, source addresses, source headers and the metrics
+    /// token. Settings with
+    /// a problem, or that would switch insecure mode, change nothing: the ones in use stay, and the
+    /// log says why. Any other setting that changed is named in the line: it takes effect at the
+    /// next start, and until then the value it started with stays.
     private static func reload(from running: Settings, into handler: RequestHandler, fetcher: OriginFetcher,
                                index: CacheIndex, logger: Logger) {
         let new: Settings
@@ -170,8 +177,15 @@ struct Service {
             return
         }
         handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
-        fetcher.sourceRules.replace(with: SourceRules(allowedSources: new.allowedSources, headers: new.fetch.extraHeaders))
-        logger.notice("settings reloaded: keys, presets, option rules, allowed sources and source headers")
+        fetcher.sourceRules.replace(with: SourceRules(new.fetch))
+        handler.metricsAccess.replace(with: MetricsAccess(token: new.metricsToken))
+        let kept = Setting.allCases.filter { !$0.declaration.reloads && new.given[$0] != running.given[$0] }
+        guard kept.isEmpty else {
+            logger.warning("settings reloaded; the changed settings in restart_needed keep their values until a restart",
+                           metadata: ["restart_needed": "\(kept.map(\.name).joined(separator: ","))"])
+            return
+        }
+        logger.notice("settings reloaded")
     }
 
 

@@ -7,7 +7,9 @@ import Glibc
 /// Writes each event as one line to standard error, for a person or in a format a log pipeline
 /// reads (logfmt, JSON). One write per line (a pipe or the journal never interleaves two); the time is UTC with
 /// milliseconds. swift-log checks the level before the handler is called and builds metadata
-/// only then, so a line that is off costs nothing here.
+/// only then, so a line that is off costs nothing here. Whatever the format, no value can end its
+/// line or drive a terminal: request values (a path with `%0A`) reach the log, and a newline in
+/// one would forge a line of its own.
 struct LineLogHandler: LogHandler {
     let format: LogFormat
     var logLevel: Logger.Level
@@ -45,8 +47,8 @@ struct LineLogHandler: LogHandler {
             return "{" + pairs.map { "\(json($0.0)):\(json($0.1))" }.joined(separator: ",") + "}\n"
         case .pretty:
             // As swift-log's StreamLogHandler wrote it: the message last.
-            let pairs = sorted.map { "\($0.0)=\($0.1) " }.joined()
-            return "\(stamp) \(level.rawValue) thumbd: \(pairs)\(message)\n"
+            let pairs = sorted.map { "\(escaped($0.0))=\(escaped($0.1)) " }.joined()
+            return "\(stamp) \(level.rawValue) thumbd: \(pairs)\(escaped(message))\n"
         }
     }
 
@@ -61,26 +63,35 @@ struct LineLogHandler: LogHandler {
 
     /// A logfmt value: bare when it is one plain word, else quoted with `"` and `\` escaped.
     static func logfmt(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" }
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy {
+            $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) && $0 != "\"" && $0 != "=" && $0 != "\\"
+        }
         return plain ? value : json(value)
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped; the rest as UTF-8.
     static func json(_ value: String) -> String {
-        var out = "\""
+        "\"" + escaped(value, quotes: true) + "\""
+    }
+
+    /// `value` with backslashes and control characters (C0, DEL and C1, whose CSI a terminal takes
+    /// as an escape sequence) written as JSON escapes: `\n`, `\u001b`. Backslashes are doubled so
+    /// that a `\n` in a line is always an escape, never a value's own two characters.
+    static func escaped(_ value: String, quotes: Bool = false) -> String {
+        var out = ""
         for scalar in value.unicodeScalars {
             switch scalar {
-            case "\"": out += "\\\""
+            case "\"" where quotes: out += "\\\""
             case "\\": out += "\\\\"
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
                 out += String(format: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out + "\""
+        return out
     }
 
     private static func gcpSeverity(_ level: Logger.Level) -> String {

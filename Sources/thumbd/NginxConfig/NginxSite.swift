@@ -323,8 +323,8 @@ struct NginxSite {
 
             # Liveness (imgproxy's path): thumbd answers 200 while its process answers, however busy;
             # with thumbd down, nginx answers 502. Readiness, for a load balancer choosing hosts:
-            # 200 while this host can make thumbnails now, 503 naming what stops it (a full queue,
-            # a cache it cannot write).
+            # 200 while this host can make thumbnails now, 503 saying tersely what stops it (a full
+            # queue, a cache it cannot write), from a check thumbd makes every 2 s, not per request.
             location ~ ^/(health|ready)$ {
                 fastcgi_pass \#(fastCGIPass);
                 fastcgi_param REQUEST_METHOD $request_method;
@@ -332,15 +332,18 @@ struct NginxSite {
                 fastcgi_param DOCUMENT_URI   $document_uri;
             }
 
-            # thumbd's metrics (Prometheus text), for this machine only.
+            # thumbd's metrics (Prometheus text), for this machine only, and only for a client that
+            # sends thumbd's METRICS_TOKEN as `Authorization: Bearer <token>` (thumbd checks it; without
+            # a token set it refuses): a reverse proxy on this machine arrives from 127.0.0.1 too.
             location = /_thumbd/metrics {
                 allow 127.0.0.1;
                 allow ::1;
                 deny all;
                 fastcgi_pass \#(fastCGIPass);
-                fastcgi_param REQUEST_METHOD $request_method;
-                fastcgi_param REQUEST_URI    $request_uri;
-                fastcgi_param DOCUMENT_URI   $document_uri;
+                fastcgi_param REQUEST_METHOD     $request_method;
+                fastcgi_param REQUEST_URI        $request_uri;
+                fastcgi_param DOCUMENT_URI       $document_uri;
+                fastcgi_param HTTP_AUTHORIZATION $http_authorization;
             }\#(extrasInclude)
         }
 

@@ -17,9 +17,10 @@ extension Setting {
             "`{\"max_src_file_size\": 10485760, \"allowed_sources\": [\"https://a.example/\"]}`).",
             "A flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the file.",
             "Every problem is reported at start, all at once. SIGHUP reads the settings again and puts",
-            "the new keys, presets, option rules, allowed sources and source headers in place; a",
-            "setting with a problem changes nothing, and the log says why. Other settings take effect",
-            "at the next start.",
+            "those marked *SIGHUP applies it* in place; a setting with a problem changes nothing, and",
+            "the log says why. Any other setting that changed is named in the reload's log line",
+            "(`restart_needed`) and takes effect at the next start. A setting marked *Secret* is never",
+            "quoted in a message: a problem with it says `(secret, not shown)` where its value would be.",
             "",
             "| Flag | Environment | Default | Range | What it does |",
             "|---|---|---|---|---|",
@@ -31,7 +32,7 @@ extension Setting {
                 declaration.environmentNames.map { "`\($0)`" }.joined(separator: "<br>"),
                 declaration.defaultText.map { "`\($0)`" } ?? "",
                 declaration.rangeText ?? "",
-                declaration.details ?? declaration.help,
+                ([declaration.details ?? declaration.help] + declaration.marks.map { "*\($0.prefix(1).uppercased() + $0.dropFirst()).*" }).joined(separator: " "),
             ]
             lines.append("| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |")
         }

@@ -25,7 +25,7 @@ public enum Setting: CaseIterable, Sendable {
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     // The output format's choice (where the URL names none, or the client's Accept overrides it).
     case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
-    case prometheusBind, prometheusNamespace
+    case prometheusBind, prometheusNamespace, metricsToken
 
     // swiftlint:disable:next function_body_length
     public var declaration: SettingDeclaration {
@@ -34,7 +34,7 @@ public enum Setting: CaseIterable, Sendable {
             .init("CONFIG", .text, .none,
                   "A settings file: THUMBD_NAME=value lines, or a .json file keyed by the names in lowercase "
                   + "(e.g. {\"max_src_file_size\": 10485760}); flags and the environment win over it. SIGHUP reads it "
-                  + "again for the keys, presets, option rules, allowed sources and source headers.")
+                  + "again for the settings marked so.")
         case .listen:
             .init("LISTEN", .text, .field { "\($0.listen)" },
                   "unix:/path/to/socket or host:port to take FastCGI connections on.")
@@ -90,12 +90,13 @@ public enum Setting: CaseIterable, Sendable {
             .init("CACHE_HITS_LOG", .text, .described("<cache root>.hits.log"),
                   "The log of hits nginx appends to and thumbd reads.")
         case .key:
-            .init("KEY", imgproxy: true, .text, .none,
+            .init("KEY", imgproxy: true, secret: true, reloads: true, .text, .none,
                   "Signing key(s), hex, comma-separated. Serving needs a key, or --insecure.")
         case .salt:
-            .init("SALT", imgproxy: true, .text, .none, "Signing salt(s), hex, one per key.")
+            .init("SALT", imgproxy: true, secret: true, reloads: true,
+                  .text, .none, "Signing salt(s), hex, one per key.")
         case .signatureSize:
-            .init("SIGNATURE_SIZE", imgproxy: true, .integer(SignatureVerifier.minimumSize...32),
+            .init("SIGNATURE_SIZE", imgproxy: true, reloads: true, .integer(SignatureVerifier.minimumSize...32),
                   .field { "\($0.signing.size)" }, "Bytes of the signature to compare.",
                   details: "Bytes of the HMAC the signature carries (8–32; imgproxy allows 1–32, but fewer than 8 "
                       + "bytes can be found by trying).")
@@ -103,7 +104,7 @@ public enum Setting: CaseIterable, Sendable {
             .init("INSECURE", .flag, .field { "\($0.signing.acceptsAnySignature)" },
                   "Serve URLs without checking their signature (no key): anyone may ask for any thumbnail.")
         case .baseURL:
-            .init("BASE_URL", imgproxy: true, .text, .none,
+            .init("BASE_URL", imgproxy: true, reloads: true, .text, .none,
                   "Put before every source that does not start with it (imgproxy's rule), so it confines sources.",
                   details: "Put before every source that does not start with it, as imgproxy does, so it confines "
                       + "sources: `cat.jpg` and `http://elsewhere/x.jpg` alike are read under it. A base without a "
@@ -111,12 +112,12 @@ public enum Setting: CaseIterable, Sendable {
                       + "`s3://` sources are paths on it; with `local:///dir/`, every source is read under that "
                       + "directory.")
         case .allowedSources:
-            .init("ALLOWED_SOURCES", imgproxy: true, .text, .described("any source"),
+            .init("ALLOWED_SOURCES", imgproxy: true, reloads: true, .text, .described("any source"),
                   "Source URL prefixes, comma-separated; * stops at /.",
                   details: "Source URL prefixes, comma-separated; `*` matches within one part of the URL "
                       + "(`https://*.example.com/`); `local://` sources must be listed too.")
         case .allowedSourceAddresses:
-            .init("ALLOWED_SOURCE_ADDRESSES", .text, .none,
+            .init("ALLOWED_SOURCE_ADDRESSES", reloads: true, .text, .none,
                   "Source addresses or CIDR ranges to allow, comma-separated.",
                   details: "Addresses or CIDR ranges (`10.0.0.5`, `fd00::/8`), comma-separated, allowed whatever "
                       + "their class; never unspecified or multicast.")
@@ -126,16 +127,16 @@ public enum Setting: CaseIterable, Sendable {
                   details: "The directory `local:///path` sources are read under; nothing outside it, symlinks "
                       + "included.")
         case .allowLoopbackSourceAddresses:
-            .init("ALLOW_LOOPBACK_SOURCE_ADDRESSES", imgproxy: true, .flag,
+            .init("ALLOW_LOOPBACK_SOURCE_ADDRESSES", imgproxy: true, reloads: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLoopback)" }, "Allow sources on loopback addresses.")
         case .allowPrivateSourceAddresses:
-            .init("ALLOW_PRIVATE_SOURCE_ADDRESSES", imgproxy: true, .flag,
+            .init("ALLOW_PRIVATE_SOURCE_ADDRESSES", imgproxy: true, reloads: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowPrivate)" },
                   "Allow sources on private networks (RFC 1918, RFC 4193, CGNAT).",
                   details: "Allow RFC 1918, RFC 4193, CGNAT, benchmarking, DS-Lite, SRv6, IPv4 inside IPv6 (6to4, "
                       + "Teredo, NAT64 to a non-global address).")
         case .allowLinkLocalSourceAddresses:
-            .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, .flag,
+            .init("ALLOW_LINK_LOCAL_SOURCE_ADDRESSES", imgproxy: true, reloads: true, .flag,
                   .field { "\($0.fetch.addressPolicy.allowLinkLocal)" }, "Allow sources on link-local addresses.")
         case .maxSrcFileSize:
             .init("MAX_SRC_FILE_SIZE", imgproxy: true, .integer(0...(1 << 50)), .field { "\($0.fetch.maxBytes)" },
@@ -165,7 +166,7 @@ public enum Setting: CaseIterable, Sendable {
                       + "address against the address settings before anything connects, and has the proxy tunnel "
                       + "(CONNECT) to that address.")
         case .sourceHeaders:
-            .init("SOURCE_HEADERS", .text, .none,
+            .init("SOURCE_HEADERS", secret: true, reloads: true, .text, .none,
                   "Extra request headers per source prefix: 'https://a.example/ X-Key: v|...'.",
                   details: "Extra request headers per source prefix: `https://a.example/ X-Key: v`, entries "
                       + "separated by `\\|`; thumbd follows redirects itself and sends each hop only the headers "
@@ -206,54 +207,61 @@ public enum Setting: CaseIterable, Sendable {
             .init("ERROR_CACHE_TTL", .decimal(0...86_400), .field { $0.limits.failureLifetimes.failure.shortText },
                   "Seconds a failing origin (5xx, timeout) is remembered.")
         case .presets:
-            .init("PRESETS", imgproxy: true, .text, .none,
+            .init("PRESETS", imgproxy: true, reloads: true, .text, .none,
                   "Presets, comma-separated: 'name=option/option/...'; 'default' applies first.",
                   details: "Presets, comma-separated: `name=option/option/...` (`thumb=rs:fill:300:200/q:70`); "
                       + "`default` applies to every URL first; each broken preset (a bad option, an unknown "
                       + "preset) is named at start; a preset that includes itself is skipped there, as imgproxy "
                       + "skips it.")
         case .onlyPresets:
-            .init("ONLY_PRESETS", imgproxy: true, .flag, .field { "\($0.options.onlyPresets)" },
+            .init("ONLY_PRESETS", imgproxy: true, reloads: true, .flag, .field { "\($0.options.onlyPresets)" },
                   "URLs name presets only: /{signature}/{preset}:{preset}/{source}.")
         case .allowSecurityOptions:
-            .init("ALLOW_SECURITY_OPTIONS", imgproxy: true, .flag, .field { "\($0.options.allowSecurityOptions)" },
+            .init("ALLOW_SECURITY_OPTIONS", imgproxy: true, reloads: true,
+                  .flag, .field { "\($0.options.allowSecurityOptions)" },
                   "Allow the security options (msr, msfs, maf, mrd) in URLs and presets.")
         case .stripMetadata:
-            .init("STRIP_METADATA", imgproxy: true, .boolean, .field { "\($0.options.base.stripMetadata)" },
+            .init("STRIP_METADATA", imgproxy: true, reloads: true,
+                  .boolean, .field { "\($0.options.base.stripMetadata)" },
                   "Strip metadata (EXIF, XMP, IPTC) where a URL does not say (sm).")
         case .keepCopyright:
-            .init("KEEP_COPYRIGHT", imgproxy: true, .boolean, .field { "\($0.options.base.keepCopyright)" },
+            .init("KEEP_COPYRIGHT", imgproxy: true, reloads: true,
+                  .boolean, .field { "\($0.options.base.keepCopyright)" },
                   "Keep the copyright while stripping metadata, where a URL does not say (kcr).")
         case .stripColorProfile:
-            .init("STRIP_COLOR_PROFILE", imgproxy: true, .boolean, .field { "\($0.options.base.stripColorProfile)" },
+            .init("STRIP_COLOR_PROFILE", imgproxy: true, reloads: true,
+                  .boolean, .field { "\($0.options.base.stripColorProfile)" },
                   "Convert to sRGB and drop the colour profile where a URL does not say (scp).")
         case .autoRotate:
-            .init("AUTO_ROTATE", imgproxy: true, .boolean, .field { "\($0.options.base.autoRotate)" },
+            .init("AUTO_ROTATE", imgproxy: true, reloads: true, .boolean, .field { "\($0.options.base.autoRotate)" },
                   "Orient by EXIF where a URL does not say (ar).")
         case .returnAttachment:
-            .init("RETURN_ATTACHMENT", imgproxy: true, .boolean, .field { "\($0.options.base.returnAttachment)" },
+            .init("RETURN_ATTACHMENT", imgproxy: true, reloads: true,
+                  .boolean, .field { "\($0.options.base.returnAttachment)" },
                   "Answer with Content-Disposition: attachment where a URL does not say (att).")
         case .skipProcessingFormats:
-            .init("SKIP_PROCESSING_FORMATS", imgproxy: true, .text, .none,
+            .init("SKIP_PROCESSING_FORMATS", imgproxy: true, reloads: true, .text, .none,
                   "Source formats answered as they are, comma-separated, where a URL does not say (skp).")
         case .quality:
-            .init("QUALITY", imgproxy: true, .integer(1...100), .described("per format, as FORMAT_QUALITY"),
+            .init("QUALITY", imgproxy: true, reloads: true,
+                  .integer(1...100), .described("per format, as FORMAT_QUALITY"),
                   "Quality of JPEG, WebP and AVIF where a URL asks for none.")
         case .formatQuality:
-            .init("FORMAT_QUALITY", imgproxy: true, .text,
+            .init("FORMAT_QUALITY", imgproxy: true, reloads: true, .text,
                   .field { _ in
                       formatQualityList(Dictionary(uniqueKeysWithValues: ImageFormat.allCases.map { ($0, $0.defaultQuality) }))
                   },
                   "Per-format qualities, e.g. jpeg=82,webp=75,avif=60.",
                   details: "Per-format qualities, over `QUALITY`; a URL's `fq` redefines them, its `q` wins.")
         case .subsampleBelow:
-            .init("SUBSAMPLE_BELOW", .integer(0...101), .field { "\($0.options.base.subsampleBelow)" },
+            .init("SUBSAMPLE_BELOW", reloads: true, .integer(0...101), .field { "\($0.options.base.subsampleBelow)" },
                   "JPEG chroma is 4:2:0 below this quality, 4:4:4 from it, where a URL does not say (ssb).",
                   details: "JPEG chroma is halved both ways (4:2:0) below this quality and kept whole (4:4:4) from it, "
                       + "as libvips and mozjpeg choose, where a URL does not say (`ssb`); 0 never subsamples, 101 "
                       + "always does (what thumbd did before). imgproxy's `JPEG_NO_SUBSAMPLE=true` is 0.")
         case .webpEffort:
-            .init("WEBP_EFFORT", imgproxy: true, .integer(1...6), .field { "\($0.options.base.webpEffort)" },
+            .init("WEBP_EFFORT", imgproxy: true, reloads: true,
+                  .integer(1...6), .field { "\($0.options.base.webpEffort)" },
                   "How hard WebP's encoder searches (libwebp's method), 1 to 6.",
                   details: "How hard WebP's encoder searches (libwebp's method), 1 to 6. thumbd's 6 writes 3-6 % fewer "
                       + "bytes than imgproxy's 4 at the same SSIMULACRA2 (q40 to q95; 4.5 % at q80, on bench/quality's "
@@ -261,40 +269,41 @@ public enum Setting: CaseIterable, Sendable {
                       + "encodes: paid once a thumbnail, saved on every hit. Not in the key: stored thumbnails keep "
                       + "the bytes they were written with.")
         case .autoqualityMethod:
-            .init("AUTOQUALITY_METHOD", imgproxy: true, .text, .field { $0.options.base.autoQuality.method.rawValue },
+            .init("AUTOQUALITY_METHOD", imgproxy: true, reloads: true,
+                  .text, .field { $0.options.base.autoQuality.method.rawValue },
                   "none, size or dssim: how a URL's quality is chosen per image where it asks for none (aq).",
                   details: "`none`, `size` (the largest quality whose file fits `AUTOQUALITY_TARGET` bytes) or "
                       + "`dssim` (the lowest whose DSSIM against the unencoded thumbnail is at most the target); see "
                       + "[how it works](how-it-works.md#autoquality). imgproxy's `ml` needs a neural network model "
                       + "thumbd does not run.")
         case .autoqualityTarget:
-            .init("AUTOQUALITY_TARGET", imgproxy: true, .decimal(0.000_001...1e12),
+            .init("AUTOQUALITY_TARGET", imgproxy: true, reloads: true, .decimal(0.000_001...1e12),
                   .field { $0.options.base.autoQuality.target.shortText },
                   "The autoquality target: bytes for size, a DSSIM for dssim.")
         case .autoqualityMin:
-            .init("AUTOQUALITY_MIN", imgproxy: true, .integer(1...100),
+            .init("AUTOQUALITY_MIN", imgproxy: true, reloads: true, .integer(1...100),
                   .field { "\($0.options.base.autoQuality.minQuality)" }, "The lowest quality autoquality uses.")
         case .autoqualityFormatMin:
-            .init("AUTOQUALITY_FORMAT_MIN", imgproxy: true, .text,
+            .init("AUTOQUALITY_FORMAT_MIN", imgproxy: true, reloads: true, .text,
                   .field { formatQualityList($0.options.base.autoQuality.formatMinQuality) },
                   "Per-format lowest qualities over AUTOQUALITY_MIN, e.g. jpeg=70,avif=60.")
         case .autoqualityMax:
-            .init("AUTOQUALITY_MAX", imgproxy: true, .integer(1...100),
+            .init("AUTOQUALITY_MAX", imgproxy: true, reloads: true, .integer(1...100),
                   .field { "\($0.options.base.autoQuality.maxQuality)" }, "The highest quality autoquality uses.")
         case .autoqualityFormatMax:
-            .init("AUTOQUALITY_FORMAT_MAX", imgproxy: true, .text,
+            .init("AUTOQUALITY_FORMAT_MAX", imgproxy: true, reloads: true, .text,
                   .field { formatQualityList($0.options.base.autoQuality.formatMaxQuality) },
                   "Per-format highest qualities over AUTOQUALITY_MAX, e.g. jpeg=85,avif=65.")
         case .autoqualityAllowedError:
-            .init("AUTOQUALITY_ALLOWED_ERROR", imgproxy: true, .decimal(0...1),
+            .init("AUTOQUALITY_ALLOWED_ERROR", imgproxy: true, reloads: true, .decimal(0...1),
                   .field { $0.options.base.autoQuality.allowedError.shortText },
                   "dssim stops searching once a quality's DSSIM is this close to the target.")
         case .autoqualityMaxResolution:
-            .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, .decimal(0...1_000),
+            .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, reloads: true, .decimal(0...1_000),
                   .field { $0.options.base.autoQuality.maxResolution.shortText },
                   "Megapixels of the result above which autoquality is not used; 0: no limit.")
         case .autoqualityDssimSlope:
-            .init("AUTOQUALITY_DSSIM_SLOPE", .decimal(0...1_000_000),
+            .init("AUTOQUALITY_DSSIM_SLOPE", reloads: true, .decimal(0...1_000_000),
                   .field { $0.options.base.autoQuality.dssimSlope.shortText },
                   "dssim spends by slope: bits per pixel a fall of 1 in DSSIM is worth; 0 (imgproxy's dssim) is off.",
                   details: "thumbd's own. 0, the default, is imgproxy's `dssim`: the lowest quality within the "
@@ -352,10 +361,11 @@ public enum Setting: CaseIterable, Sendable {
             .init("WATERMARK_OPACITY", imgproxy: true, .decimal(0...1), .field { $0.render.watermarkOpacity.shortText },
                   "The watermark's opacity; a URL's wm opacity is a share of it.")
         case .maxResultDimension:
-            .init("MAX_RESULT_DIMENSION", imgproxy: true, .integer(0...Int(Int32.max)), .field { _ in "0" },
+            .init("MAX_RESULT_DIMENSION", imgproxy: true, reloads: true,
+                  .integer(0...Int(Int32.max)), .field { _ in "0" },
                   "Widest or tallest result, in pixels, where a URL does not say (mrd); a larger one is scaled down to fit; 0: no limit.")
         case .trustedSignatures:
-            .init("TRUSTED_SIGNATURES", imgproxy: true, .text, .none,
+            .init("TRUSTED_SIGNATURES", imgproxy: true, secret: true, reloads: true, .text, .none,
                   "Signatures accepted without checking, comma-separated, each of 16 characters or more.",
                   details: "Signatures accepted without checking, comma-separated, even with a KEY set (a URL "
                       + "signed by a tool that cannot sign, say); each is as good as a key for the paths it comes "
@@ -372,8 +382,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("FALLBACK_IMAGE_DATA", imgproxy: true, .text, .none, "The fallback image itself, in base64.")
         case .fallbackImageURL:
             .init("FALLBACK_IMAGE_URL", imgproxy: true, .text, .none,
-                  "URL of the fallback image, fetched once at start.",
-                  details: "The same image fetched once at start, through the same address checks as sources.")
+                  "URL of the fallback image, fetched at start, and again in the background until it loads.",
+                  details: "The same image fetched at start, through the same address checks as sources; while it "
+                      + "fails, thumbd serves without a fallback and tries again, the pause doubling from 1 s to a "
+                      + "minute, until it loads (docs/operations.md).")
         case .fallbackImageHTTPCode:
             .init("FALLBACK_IMAGE_HTTP_CODE", imgproxy: true, .integer(0...599), .field { "\($0.fallback.status ?? 0)" },
                   "Status the fallback image is answered with; 0: the status the failure had.")
@@ -414,14 +426,23 @@ public enum Setting: CaseIterable, Sendable {
                   "host:port of a listener answering GET /metrics, for a Prometheus nginx's site does not allow.",
                   details: "`host:port` (`:9464` for every address) of an HTTP listener of thumbd's own that "
                       + "answers `GET /metrics` with the metrics and every other request with 404, so that a "
-                      + "Prometheus on another host can scrape without an `allow` line in nginx's site; "
-                      + "`/_thumbd/metrics` through nginx stays. See docs/operations.md.")
+                      + "Prometheus on another host can scrape without an `allow` line in nginx's site and "
+                      + "without `METRICS_TOKEN`: bind it to an address only Prometheus reaches. See "
+                      + "docs/operations.md.")
         case .prometheusNamespace:
             .init("PROMETHEUS_NAMESPACE", imgproxy: true, .text, .field { $0.prometheusNamespace },
                   "First part of every metric's name (thumbd_requests_total); empty: none.",
                   details: "The first part of every metric's name but `process_*`'s: `thumbd_requests_total`; "
                       + "`imgproxy` makes them `imgproxy_requests_total`, as an imgproxy dashboard asks; empty: "
                       + "no prefix, imgproxy's default (`requests_total`).")
+        case .metricsToken:
+            .init("METRICS_TOKEN", secret: true, reloads: true, .text, .described("none: refused"),
+                  "Token /_thumbd/metrics through nginx asks for (Authorization: Bearer); unset, it is refused.",
+                  details: "The token `/_thumbd/metrics` through nginx asks for, as `Authorization: Bearer <token>` "
+                      + "(at least 16 characters; `openssl rand -hex 32`); unset, that path answers 403. nginx's "
+                      + "`allow` lines cannot tell a Prometheus on the host from a reverse proxy on the host, whose "
+                      + "clients all arrive from 127.0.0.1. `PROMETHEUS_BIND`'s listener asks for none. See "
+                      + "docs/operations.md.")
         }
     }
 }
@@ -442,6 +463,7 @@ extension Setting {
         var facts = [declaration.environmentNames.joined(separator: ", ")]
         if let text = declaration.defaultText { facts.append("default \(text)") }
         if let range = declaration.rangeText { facts.append(range) }
+        facts += declaration.marks
         return "\(declaration.help) [\(facts.joined(separator: "; "))]"
     }
 }

@@ -32,11 +32,20 @@ public struct SettingDeclaration: Sendable {
     public let help: String
     /// What the docs say instead of `help`, where a setting needs more than a line.
     public let details: String?
+    /// A value no message may quote (a key, a salt, a signature accepted unchecked, a header an
+    /// origin takes as a password): the journal is read by more people than the settings file.
+    /// S3 credentials, when they become settings, are declared secret too.
+    public let secret: Bool
+    /// SIGHUP puts a new value in place; a change to any other setting is named in the reload's
+    /// log line and waits for a restart.
+    public let reloads: Bool
 
-    init(_ name: String, imgproxy: Bool = false, imgproxyName: String? = nil, _ value: Value, _ default: Default,
-         _ help: String, details: String? = nil) {
+    init(_ name: String, imgproxy: Bool = false, imgproxyName: String? = nil, secret: Bool = false, reloads: Bool = false,
+         _ value: Value, _ default: Default, _ help: String, details: String? = nil) {
         self.name = name
         self.imgproxyName = imgproxyName ?? (imgproxy ? name : nil)
+        self.secret = secret
+        self.reloads = reloads
         self.value = value
         self.default = `default`
         self.help = help
@@ -64,6 +73,11 @@ public struct SettingDeclaration: Sendable {
         case .field(let read): read(Settings())
         case .described(let words): words
         }
+    }
+
+    /// What the docs and `--help` say of a setting beside its help: `secret`, `SIGHUP applies it`.
+    public var marks: [String] {
+        (secret ? ["secret"] : []) + (reloads ? ["SIGHUP applies it"] : [])
     }
 
     /// The range as the docs and `--help` show it, for numbers.

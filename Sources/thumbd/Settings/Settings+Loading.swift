@@ -60,6 +60,7 @@ extension Settings {
         reader.integer(.fallbackImageTTL) { configuration.fallback.maxAge = $0 == 0 ? ThumbnailLifetime.seconds : $0 }
         reader.read(.prometheusBind) { configuration.prometheusBind = $0.isEmpty ? nil : try tcpAddress($0) }
         reader.read(.prometheusNamespace) { configuration.prometheusNamespace = try metricNamespace($0) }
+        reader.read(.metricsToken) { configuration.metricsToken = $0.isEmpty ? nil : try bearerToken($0) }
         reader.read(.magickPolicyDir) { configuration.magickPolicyDirectory = try directory($0) }
         // The deprecated names first: the current ones win.
         reader.bool(.enableWebpDetection) { configuration.negotiation.webp = $0 }
@@ -108,6 +109,9 @@ extension Settings {
         }
 
         configuration.options = readOptions(&reader)
+        configuration.given = Dictionary(uniqueKeysWithValues: Setting.allCases.compactMap { setting in
+            lookup(setting).map { (setting, $0.value) }
+        })
 
         if let signing = readSigning(&reader) { configuration.signing = signing }
         let fallbackSources = [Setting.fallbackImagePath, .fallbackImageData, .fallbackImageURL].filter { lookup($0) != nil }
@@ -279,7 +283,11 @@ extension Settings {
                 try apply(value)
             } catch {
                 let expected = (error as? InvalidValue)?.expected ?? "\(error)"
-                problems.append("\(origin)=\(value.debugDescription): \(expected)")
+                guard setting.declaration.secret else {
+                    problems.append("\(origin)=\(value.debugDescription): \(expected)")
+                    return
+                }
+                problems.append("\(origin)=\(Settings.secretShown): \(Settings.redacting(value, in: expected))")
             }
         }
 
@@ -301,6 +309,18 @@ extension Settings {
 
         mutating func bool(_ setting: Setting, _ apply: (Bool) throws -> Void) {
             read(setting) { try apply(try Settings.bool($0)) }
+        }
+    }
+
+    /// What a message says in place of a secret setting's value.
+    static let secretShown = "(secret, not shown)"
+
+    /// `message` without any part of the secret `value` it may quote (a check that names the
+    /// entry it refused): each comma-separated entry, and the whole, becomes `secretShown`.
+    static func redacting(_ value: String, in message: String) -> String {
+        let parts = [value] + value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return parts.filter { !$0.isEmpty }.sorted { $0.count > $1.count }.reduce(message) {
+            $0.replacingOccurrences(of: $1, with: secretShown)
         }
     }
 
@@ -357,6 +377,19 @@ extension Settings {
                 || (index > 0 && byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
         }
         guard valid else { throw InvalidValue(expected: "expected letters, digits and _, not starting with a digit") }
+        return text
+    }
+
+    /// A token a client can send as `Authorization: Bearer <token>` (RFC 6750's characters), and
+    /// long enough not to be found by trying.
+    private static func bearerToken(_ text: String) throws -> String {
+        let valid = text.utf8.count >= 16 && text.unicodeScalars.allSatisfy {
+            $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-._~+/=".unicodeScalars.contains($0))
+        }
+        guard valid else {
+            throw InvalidValue(expected: "expected at least 16 characters of letters, digits and -._~+/= "
+                + "(openssl rand -hex 32 makes one)")
+        }
         return text
     }
 

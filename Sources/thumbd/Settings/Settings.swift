@@ -50,6 +50,12 @@ public struct Settings: Sendable {
     public var prometheusBind: ListenAddress?
     /// The first part of every metric's name but process_*'s (PROMETHEUS_NAMESPACE); empty: none.
     public var prometheusNamespace = "thumbd"
+    /// The bearer token `/_thumbd/metrics` through nginx asks for (METRICS_TOKEN); nil: refused.
+    public var metricsToken: String?
+
+    /// Each setting's value as it was given (flag, environment or file), before it was read: what a
+    /// reload compares to tell which settings changed. Secret ones included: never log it.
+    public var given: [Setting: String] = [:]
 
     public init() {}
 

@@ -25,7 +25,7 @@ struct AutoQualityServingTests {
         #expect(try ImageProbe(fixed.body).quality == 80)
         #expect(searched.body.count < fixed.body.count)
         // and the quality chosen is in the metrics, for the one thumbnail searched
-        let scrape = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let scrape = try PrometheusParser.parse(try stack.scrape().body)
         let family = "thumbd_autoquality_quality"
         #expect(scrape[family]?.type == "histogram")
         #expect(scrape[family]?.value(family + "_count") == 1)

@@ -137,4 +137,30 @@ final class FallbackImageTests {
         }
         #expect(origin.requestCount("/fallback.png") == 1)
     }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aFallbackURLWhoseOriginIsDownAtStartIsFetchedOnceItIsBack() throws {
+        // Given a fallback URL whose origin fails at start
+        let fallbackOrigin = try TestOrigin()
+        fallbackOrigin.serve("/fallback.png", .status(503))
+        let stack = try TestStack(environment: [
+            "THUMBD_FALLBACK_IMAGE_URL": fallbackOrigin.url("/fallback.png"), "THUMBD_NOT_FOUND_CACHE_TTL": "0",
+        ])
+        defer { stack.shutdown() }
+        let path = "/insecure/w:40/plain/\(origin.url("/gone.jpg"))@png"
+
+        // Then thumbd serves, a failed source getting its own error as with no fallback set
+        #expect(stack.thumbdIsRunning)
+        let meanwhile = try stack.get(path)
+        #expect(meanwhile.status == 404 && meanwhile.headers["server-timing"] != "thumbd;desc=fallback")
+
+        // When the fallback's origin answers again
+        fallbackOrigin.serve("/fallback.png", .image(Self.fallback, contentType: "image/png"))
+
+        // Then a later try loads it, and a failed source gets it
+        #expect(try eventually(timeout: 60) { try stack.get(path).headers["server-timing"] == "thumbd;desc=fallback" })
+        #expect(fallbackOrigin.requestCount("/fallback.png") >= 2)
+        let log = stack.thumbdLog
+        #expect(log.contains("cannot load the fallback image") && log.contains("fallback image loaded"), "\(log)")
+    }
 }

@@ -55,7 +55,8 @@ struct FastCGISocketTests {
         // and another local user cannot connect to ask for the metrics
         let intruder = try ProcessRunner.run("/usr/bin/setpriv", [
             "--reuid=daemon", "--regid=daemon", "--clear-groups", "/usr/bin/env", "-i", "REQUEST_METHOD=GET",
-            "REQUEST_URI=/_thumbd/metrics", "DOCUMENT_URI=/_thumbd/metrics", "/usr/bin/cgi-fcgi", "-bind", "-connect",
+            "REQUEST_URI=/_thumbd/metrics", "DOCUMENT_URI=/_thumbd/metrics", "HTTP_AUTHORIZATION=Bearer \(TestStack.metricsToken)",
+            "/usr/bin/cgi-fcgi", "-bind", "-connect",
             stack.sockets[0],
         ])
         #expect(!intruder.output.contains("thumbd_requests_total"), "\(intruder.output)")

@@ -17,7 +17,7 @@ struct GrafanaDashboardTests {
         defer { stack.shutdown() }
         #expect(try stack.get("/insecure/w:100/plain/\(origin.url("/photo.jpg"))@png").status == 200)
         #expect(try stack.get("/insecure/w:100/plain/\(origin.url("/none.jpg"))@png").status == 404)
-        let scrape = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let scrape = try PrometheusParser.parse(try stack.scrape().body)
         let exported = Set(scrape.values.flatMap { $0.samples.map(\.name) })
 
         // When every expression of the dashboard is read

@@ -20,7 +20,7 @@ struct MetricsTests {
         // Given thumbd with three render slots, scraped once before
         let stack = try TestStack(environment: ["THUMBD_MAX_CONCURRENT_RENDERS": "3"])
         defer { stack.shutdown() }
-        let before = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let before = try PrometheusParser.parse(try stack.scrape().body)
 
         // When one thumbnail is made, one source is missing at its origin and one URL names no
         // option thumbd knows (imgproxy's 404 "Invalid URL")
@@ -28,7 +28,7 @@ struct MetricsTests {
         #expect(made.status == 200)
         #expect(try stack.get("/insecure/w:120/plain/\(origin.url("/gone.jpg"))@png").status == 404)
         #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 404)
-        let after = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let after = try PrometheusParser.parse(try stack.scrape().body)
 
         // Then each answer is counted once, under its status and its kind of failure
         func increase(_ family: String, _ sample: String, _ labels: [String: String] = [:]) -> Double? {
@@ -73,7 +73,7 @@ struct MetricsTests {
         let startedBefore = Date().timeIntervalSince1970
 
         // When it is scraped
-        let scrape = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let scrape = try PrometheusParser.parse(try stack.scrape().body)
 
         // Then the process_* figures are there, unprefixed, with the types every exporter gives them
         func value(_ name: String) -> Double { scrape[name]?.value(name) ?? -1 }
@@ -101,7 +101,7 @@ struct MetricsTests {
 
         // Then five requests wait, on one download
         #expect(eventually(timeout: 30) {
-            guard let scrape = try? PrometheusParser.parse(try stack.get("/_thumbd/metrics").body) else { return false }
+            guard let scrape = try? PrometheusParser.parse(try stack.scrape().body) else { return false }
             return scrape["thumbd_requests_in_progress"]?.value("thumbd_requests_in_progress") == 5
                 && scrape["thumbd_fetches_in_progress"]?.value("thumbd_fetches_in_progress") == 1
         })
@@ -130,7 +130,7 @@ struct MetricsTests {
         // When scraped each time one of them is answered, while the others run
         let scrapes = try widths.map { _ in
             answered.wait()
-            return try stack.get("/_thumbd/metrics").body
+            return try stack.scrape().body
         }
         #expect(load.flatMap { $0.value() } == Array(repeating: 200, count: widths.count))
 

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// What an operator's load balancer and Prometheus ask nginx for: /health and /_thumbd/metrics.
+/// What an operator's load balancer and Prometheus ask nginx for: /health, /ready and
+/// /_thumbd/metrics.
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
 struct OperatorEndpointTests {
     let origin: TestOrigin
@@ -46,7 +47,7 @@ struct OperatorEndpointTests {
 
         // Then the host is alive but not ready, and says why
         let ready = try busy.get("/ready")
-        #expect(ready.status == 503 && ready.text.contains("the fetch queue is full"), "\(ready.text)")
+        #expect(ready.status == 503 && ready.text == "not ready: the fetch queue is full\n", "\(ready.text)")
         for _ in 0..<10 { #expect(try busy.get("/health").status == 200) }
 
         // and once the origin answers, it is ready again and both misses are answered
@@ -64,18 +65,72 @@ struct OperatorEndpointTests {
         }
         let unmounted = { SharedCacheTests.unmount(stack.cacheRoot) }
 
+        // Then, by its next check, the host is not ready, and says why without naming a path
+        #expect(eventually(timeout: 30) { (try? stack.get("/ready").status) == 503 })
         let broken = try stack.get("/ready")
-        #expect(broken.status == 503)
-        #expect(broken.text.contains("cannot store thumbnails"), "\(broken.text)")
+        #expect(broken.text == "not ready: cannot store thumbnails\n", "\(broken.text)")
+        #expect(!broken.text.contains("/"))
         #expect(try stack.get("/health").status == 200)
+        // (the log has the detail)
+        #expect(stack.thumbdLog.contains("cannot store thumbnails: ") && stack.thumbdLog.contains(stack.cacheRoot))
 
         // When it is writable again, thumbd is ready again
         #expect(unmounted())
-        #expect(try stack.get("/ready").status == 200)
+        #expect(eventually(timeout: 30) { (try? stack.get("/ready").status) == 200 })
+    }
+
+    @Test func readinessMakesNoFilePerRequest() throws {
+        // Given a watch on the files made in the cache root (where the check makes its file)
+        let watch = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        #expect(watch >= 0)
+        defer { close(watch) }
+        #expect(inotify_add_watch(watch, stack.cacheRoot, UInt32(IN_CREATE)) >= 0)
+
+        // When a load balancer asks /ready 100 times
+        let asked = 100
+        for _ in 0..<asked { #expect(try stack.get("/ready").status == 200) }
+
+        // Then fewer files were made than it asked: the check runs on a timer, not per request
+        var made = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = read(watch, &buffer, buffer.count)
+            guard count > 0 else { break }
+            var offset = 0
+            while offset < count {
+                let length = buffer.withUnsafeBytes { Int($0.load(fromByteOffset: offset + 12, as: UInt32.self)) }
+                made += 1
+                offset += 16 + length
+            }
+        }
+        #expect(made < asked, "\(made) files made for \(asked) requests")
+    }
+
+    @Test func theMetricsThroughNginxAskForTheToken() throws {
+        // Given thumbd with a METRICS_TOKEN, behind the site on this host (where a reverse proxy's
+        // clients would arrive from too)
+        // When a client asks without it, with another, and with it
+        let without = try stack.get("/_thumbd/metrics")
+        let wrong = try stack.get("/_thumbd/metrics", headers: ["Authorization": "Bearer \(TestStack.metricsToken)x"])
+        let basic = try stack.get("/_thumbd/metrics", headers: ["Authorization": "Basic \(TestStack.metricsToken)"])
+        let right = try stack.scrape()
+
+        // Then only the token gets the metrics
+        for refused in [without, wrong, basic] {
+            #expect(refused.status == 401 && refused.headers["www-authenticate"] == "Bearer", "\(refused.status)")
+            #expect(!refused.text.contains("thumbd_requests_total"))
+        }
+        #expect(right.status == 200 && right.text.contains("thumbd_requests_total"))
+
+        // and a thumbd without a token refuses them all
+        let tokenless = try TestStack(unsetting: ["THUMBD_METRICS_TOKEN"])
+        defer { tokenless.shutdown() }
+        let off = try tokenless.scrape()
+        #expect(off.status == 403 && off.text.contains("METRICS_TOKEN"), "\(off.text)")
     }
 
     @Test func metricsParseWithPrometheusOwnParserAndCountWhatHappened() throws {
-        let before = try PrometheusParser.parse(try stack.get("/_thumbd/metrics").body)
+        let before = try PrometheusParser.parse(try stack.scrape().body)
 
         // Given two misses, a download thumbd answers twice (stored under a name only thumbd
         // looks up), a source that is no image, and a bad URL
@@ -89,7 +144,7 @@ struct OperatorEndpointTests {
         #expect(try stack.get("/insecure/nonsense:1/plain/\(origin.url("/photo.jpg"))@png").status == 404)
 
         // When Prometheus' text parser reads the scrape
-        let scrape = try stack.get("/_thumbd/metrics")
+        let scrape = try stack.scrape()
         #expect(scrape.status == 200)
         #expect(scrape.headers["content-type"] == "text/plain; version=0.0.4; charset=utf-8")
         let after = try PrometheusParser.parse(scrape.body)

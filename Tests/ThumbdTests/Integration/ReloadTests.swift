@@ -71,6 +71,75 @@ struct ReloadTests {
         #expect(stack.thumbdIsRunning)
     }
 
+    @Test func aRefusedReloadNeverLogsASecretValue() throws {
+        // Given thumbd with a live key from its settings file
+        try write(keys(Self.first))
+        defer { unlink(settings) }
+        let stack = try TestStack(environment: ["THUMBD_CONFIG": settings])
+        defer { stack.shutdown() }
+
+        // When the file gets the live key beside one that is not hex, a salt too many, and a trusted
+        // signature and source headers that are not valid either, and thumbd is sent HUP
+        let headers = "not-a-prefix Authorization: Bearer header-secret-token"
+        try write([
+            "THUMBD_KEY=\(Self.first.key),zz-not-hex-key-secret", "THUMBD_SALT=\(Self.first.salt),\(Self.second.salt)",
+            "THUMBD_TRUSTED_SIGNATURES=trusted-signature-secret", "THUMBD_SOURCE_HEADERS=\(headers)",
+        ])
+        reload(stack, expecting: "reload refused")
+
+        // Then the refusal names the settings, and no value of theirs
+        let log = stack.thumbdLog
+        #expect(log.contains("THUMBD_KEY in \(settings)=(secret, not shown)"), "\(log)")
+        #expect(log.contains("THUMBD_SOURCE_HEADERS in \(settings)=(secret, not shown)"), "\(log)")
+        for secret in [Self.first.key, Self.first.salt, Self.second.salt, "zz-not-hex", "header-secret-token"] {
+            #expect(!log.contains(secret), "\(secret) in \(log)")
+        }
+    }
+
+    @Test func theAddressPolicyReloadsAndAChangeThatNeedsARestartIsNamed() throws {
+        // Given thumbd whose settings file does not allow loopback sources (the test origin's)
+        try write(keys(Self.first))
+        defer { unlink(settings) }
+        let stack = try TestStack(environment: ["THUMBD_CONFIG": settings],
+                                  unsetting: ["THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES", "THUMBD_WORKERS"])
+        defer { stack.shutdown() }
+        origin.serve("/after.jpg", .image(TestImages.jpeg(width: 300, height: 200)))
+        let signer = Self.signer(Self.first)
+        #expect(try stack.get(signer.signedPath("/w:40/plain/\(origin.url("/photo.jpg"))@png")).status == 403)
+
+        // When the file allows them, and changes the worker threads too, and thumbd is sent HUP
+        try write(keys(Self.first) + ["THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true", "THUMBD_WORKERS=3"])
+        reload(stack, expecting: "settings reloaded")
+
+        // Then a loopback source is fetched, and the line names the setting that waits for a restart
+        #expect(try stack.get(signer.signedPath("/w:40/plain/\(origin.url("/after.jpg"))@png")).status == 200)
+        let line = try #require(stack.thumbdLog.split(separator: "\n").last { $0.contains("settings reloaded") })
+        #expect(line.contains("restart_needed=WORKERS "), "\(line)")
+        #expect(!line.contains("ALLOW_LOOPBACK"), "\(line)")
+    }
+
+    @Test func theMetricsTokenRotatesOnHUP() throws {
+        // Given thumbd whose metrics token is in its settings file
+        let (old, new) = ("old-metrics-token-0123456789", "new-metrics-token-0123456789")
+        try write(keys(Self.first) + ["THUMBD_METRICS_TOKEN=\(old)"])
+        defer { unlink(settings) }
+        let stack = try TestStack(environment: ["THUMBD_CONFIG": settings], unsetting: ["THUMBD_METRICS_TOKEN"])
+        defer { stack.shutdown() }
+        let scrape = { (token: String) in
+            try stack.get("/_thumbd/metrics", headers: ["Authorization": "Bearer \(token)"]).status
+        }
+        #expect(try scrape(old) == 200)
+
+        // When the file gets another token, and thumbd is sent HUP
+        try write(keys(Self.first) + ["THUMBD_METRICS_TOKEN=\(new)"])
+        reload(stack, expecting: "settings reloaded")
+
+        // Then only the new one reads the metrics, and neither is in the log
+        #expect(try scrape(new) == 200)
+        #expect(try scrape(old) == 401)
+        #expect(!stack.thumbdLog.contains(old) && !stack.thumbdLog.contains(new))
+    }
+
     @Test func requestsUnderWayWhileKeysRotateAreAllAnswered() throws {
         // Given thumbd with one key, and clients asking for thumbnails signed with it
         try write(keys(Self.first))

@@ -53,7 +53,7 @@ final class ClusterRun {
         environment = settings.merging([
             "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_CLUSTER_HOSTS": "\(hosts)", "THUMBD_CLUSTER_NAME": Self.name,
             "THUMBD_CLUSTER_NET": Self.net, "THUMBD_PHOTOS": photoDirectory,
-            "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": runDirectory,
+            "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": runDirectory, "THUMBD_METRICS_TOKEN": TestStack.metricsToken,
         ]) { $1 }
         do {
             try FileManager.default.createDirectory(atPath: photoDirectory, withIntermediateDirectories: false)
@@ -126,7 +126,8 @@ final class ClusterRun {
     /// Host `number`'s thumbd counters, read from inside its namespace on 127.0.0.1, as its nginx allows.
     func metrics(host number: Int) throws -> [String: Int] {
         let run = try ProcessRunner.run(Self.ipCommand!, [
-            "netns", "exec", "\(Self.name)-h\(number)", "curl", "-sf", "http://127.0.0.1/_thumbd/metrics",
+            "netns", "exec", "\(Self.name)-h\(number)", "curl", "-sf", "-H", "Authorization: Bearer \(TestStack.metricsToken)",
+            "http://127.0.0.1/_thumbd/metrics",
         ])
         guard run.status == 0 else { throw StackError("metrics of host \(number): \(run.errors)") }
         return TestStack.parseMetrics(run.output)

@@ -43,14 +43,19 @@ final class TestStack: @unchecked Sendable {
     /// by nginx alone (insecure mode stores every thumbnail privately: every request reaches thumbd).
     static let signing = ["THUMBD_KEY": "7465737473746b6579", "THUMBD_SALT": "7465737473616c74"]
 
+    /// The METRICS_TOKEN every stack's thumbd asks for at /_thumbd/metrics (`scrape`).
+    static let metricsToken = "test-metrics-token-0123456789"
+
     /// - Parameter environment: THUMBD_* settings over the defaults (loopback sources allowed,
     ///   insecure mode unless the environment gives a key: `insecure` URLs).
     /// - Parameter instances: thumbd processes sharing the cache, each on its own socket.
     /// - Parameter launcher: a command to start thumbd through, its arguments before thumbd's path.
     /// - Parameter cacheRoot: where the cache is, its index beside it; by default in the stack's directory.
     /// - Parameter siteArguments: more arguments for `thumbd nginx-config site` (`--enforce webp`).
+    /// - Parameter unsetting: defaults above to leave out of the environment, so that a settings
+    ///   file can set them (the environment wins over it).
     init(environment: [String: String] = [:], instances: Int = 1, launcher: [String] = [], cacheRoot: String? = nil,
-         siteArguments: [String] = []) throws {
+         siteArguments: [String] = [], unsetting: Set<String> = []) throws {
         self.launcher = launcher
         var template = Array("/tmp/thumbd-test-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
@@ -82,6 +87,7 @@ final class TestStack: @unchecked Sendable {
                     fastcgi_param REQUEST_METHOD GET;
                     fastcgi_param REQUEST_URI /_thumbd/metrics;
                     fastcgi_param DOCUMENT_URI /_thumbd/metrics;
+                    fastcgi_param HTTP_AUTHORIZATION $http_authorization;
                 }
                 """.write(toFile: "\(run)/site.d/metrics-\(instance).conf", atomically: true, encoding: .utf8)
             }
@@ -94,10 +100,12 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_LOG_LEVEL": "info",
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
             "THUMBD_SOCKET_GROUP": "\(Self.nginxWorkerGroup)",
+            "THUMBD_METRICS_TOKEN": Self.metricsToken,
         ]
         // Insecure unless the test gives a key, itself or in a settings file.
         if environment["THUMBD_KEY"] == nil && environment["THUMBD_CONFIG"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
         thumbdEnvironment.merge(environment) { $1 }
+        for name in unsetting { thumbdEnvironment[name] = nil }
         self.thumbdEnvironment = thumbdEnvironment
         nginx = try ChildProcess("/usr/sbin/nginx", ["-p", directory, "-c", directory + "/nginx.conf", "-g", "daemon off;"],
                                  environment: ["NGINX": "\(listener);"], inherited: [listener])
@@ -139,9 +147,14 @@ final class TestStack: @unchecked Sendable {
 
     /// thumbd's counters, read through nginx as an operator would (or one instance's, by number).
     func metrics(instance: Int? = nil) throws -> [String: Int] {
-        let response = try get(instance.map { "/_test/metrics/\($0)" } ?? "/_thumbd/metrics")
+        let response = try scrape(instance.map { "/_test/metrics/\($0)" } ?? "/_thumbd/metrics")
         guard response.status == 200 else { throw StackError("metrics answered \(response.status)") }
         return Self.parseMetrics(response.text)
+    }
+
+    /// The metrics' answer as Prometheus gets it through nginx: with the stack's token.
+    func scrape(_ path: String = "/_thumbd/metrics") throws -> HTTPResponse {
+        try get(path, headers: ["Authorization": "Bearer \(Self.metricsToken)"])
     }
 
     /// Each unlabelled sample of Prometheus' text format, by name.

@@ -41,6 +41,28 @@ struct LogFormatTests {
         let object = try Self.parsed(LineLogHandler.line(format: .json, time: Self.time, level: .info, message: "a\u{1}b\rc", fields: [:]))
         #expect(object["msg"] == "a\u{1}b\rc")
     }
+
+    @Test(arguments: LogFormat.allCases)
+    func aRequestValueCannotForgeALineOrDriveATerminal(format: LogFormat) {
+        // Given a path as a client can send it (%0A, %0D, %1B decoded) that carries a line of its own
+        let forged = "/x.jpg\n2026-11-18T16:05:09.042Z critical thumbd: forged\r\u{1B}[2J\u{9B}31m\u{7F}\t\\n"
+
+        // When it is logged, as a value and as the message
+        let line = LineLogHandler.line(format: format, time: Self.time, level: .info, message: forged,
+                                       fields: ["path": "\(forged)"])
+
+        // Then the line is one line, with no control character left in it
+        #expect(line.hasSuffix("\n") && line.dropLast().unicodeScalars.allSatisfy {
+            $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value)
+        }, "\(line.debugDescription)")
+        #expect(!line.contains("\ncritical") && line.contains(#"\n2026-11-18T16:05:09.042Z critical thumbd: forged\r\u001b[2J"#))
+    }
+
+    @Test func prettyWritesControlCharactersAsEscapesAndKeepsTheRest() {
+        let line = LineLogHandler.line(format: .pretty, time: Self.time, level: .info, message: "a\nb",
+                                       fields: ["path": "/x y\r\u{1B}[31m\\\"é"])
+        #expect(line == #"2026-11-18T16:05:09.042Z info thumbd: path=/x y\r\u001b[31m\\"é a\nb"# + "\n")
+    }
 }
 
 /// thumbd itself, told LOG_FORMAT=json, writes nothing but JSON lines.
@@ -61,6 +83,27 @@ struct LogFormatServiceTests {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
             #expect(object?["msg"] is String && object?["level"] is String && object?["time"] is String, "\(line)")
         }
+    }
+}
+
+/// thumbd in the default format, sent a URL whose path decodes to a newline and a line of its own.
+@Suite(.blocking, .timeLimit(.minutes(2)))
+struct PrettyLogInjectionTests {
+    @Test func aNewlineInARequestPathStaysInsideItsLine() throws {
+        // Given thumbd writing the pretty format
+        let stack = try TestStack(environment: ["THUMBD_LOG_FORMAT": "pretty"])
+        defer { stack.shutdown() }
+
+        // When a client's path carries %0A and a forged critical line, and %1B
+        let response = try stack.get("/insecure/nonsense:1/x%0A2026-11-18T16:05:09.042Z%20critical%20thumbd:%20forged%1B[2J.png")
+        stack.stopThumbd()
+
+        // Then the request is answered, and its line holds the forgery escaped, on no line of its own
+        #expect(response.status == 404)
+        let log = stack.thumbdLog
+        #expect(log.contains(#"x\n2026-11-18T16:05:09.042Z critical thumbd: forged\u001b[2J.png"#), "\(log)")
+        #expect(!log.split(separator: "\n").contains { $0.hasPrefix("2026-11-18T16:05:09.042Z critical") }, "\(log)")
+        #expect(!log.unicodeScalars.contains { $0.value == 0x1B })
     }
 }
 
