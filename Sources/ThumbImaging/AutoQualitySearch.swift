@@ -29,6 +29,9 @@ struct AutoQualitySearch {
     /// Each chroma searched, as JPEG's 4:4:4 by quality: the options' rule alone, or with a
     /// slope both 4:4:4 and 4:2:0 throughout. Other formats ignore it.
     var chromas: [(Int) -> Bool] = [{ _ in false }]
+    /// The render's: checked before each encode and each score, which ImageMagick does not all
+    /// watch (libwebp's decoder, DSSIM), so a search past it ends within one of them.
+    let deadline: RenderDeadline
     let encode: (_ quality: Int, _ fullChroma: Bool) throws(ThumbError) -> [UInt8]
     /// The DSSIM of an encoded candidate against the unencoded image; only `dssim` calls it.
     let score: ([UInt8]) throws(ThumbError) -> Double
@@ -96,6 +99,7 @@ struct AutoQualitySearch {
             if let known = encoded[quality] {
                 bytes = known
             } else {
+                try search.deadline.check()
                 bytes = try search.encode(quality, fullChroma(quality))
                 encoded[quality] = bytes
             }
@@ -105,6 +109,7 @@ struct AutoQualitySearch {
         mutating func scoredPoint(_ quality: Int) throws(ThumbError) -> Point {
             let unscored = try point(quality)
             if unscored.dssim != nil { return unscored }
+            try search.deadline.check()
             scores[quality] = try search.score(unscored.bytes)
             return try point(quality)
         }

@@ -9,8 +9,8 @@ extension MagickImage {
     /// slope where `subsample_below` does not fix the chroma, 4:4:4 and 4:2:0 each searched. For
     /// `dssim`, every candidate is decoded again (libwebp for WebP, ImageMagick's reader
     /// otherwise) and compared with this image's own pixels.
-    func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions) throws(ThumbError)
-        -> AutoQualitySearch.Result {
+    func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions,
+                                deadline: RenderDeadline) throws(ThumbError) -> AutoQualitySearch.Result {
         let settings = options.autoQuality
         let reference = settings.method == .dssim ? DSSIM(reference: try rgbPixels()) : nil
         let search = AutoQualitySearch(
@@ -19,6 +19,7 @@ extension MagickImage {
             slope: settings.spendsBySlope ? settings.dssimSlope : 0, pixels: width * height,
             chromas: options.autoQualitySearchesChroma(for: format)
                 ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
+            deadline: deadline,
             encode: { quality, fullChroma throws(ThumbError) in
                 try self.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
             },

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
+import ThumbRuntime
 
 /// The DSSIM autoquality scores with, and the search on real thumbnails: what it picks meets its
 /// target, and a simple picture gets a lower quality than a detailed photo.
@@ -47,7 +48,7 @@ struct AutoQualityTests {
     static func search(_ image: MagickImage, _ format: ImageFormat, _ settings: AutoQuality) throws -> AutoQualitySearch.Result {
         var options = ProcessingOptions()
         options.autoQuality = settings
-        return try image.encodeSearchingQuality(as: format, options: options)
+        return try image.encodeSearchingQuality(as: format, options: options, deadline: RenderDeadline(seconds: 60))
     }
 
     static func score(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> Double {
@@ -208,5 +209,30 @@ struct AutoQualityTests {
         let limited = try Self.renderedBySlope(subsampleBelow: 90, maxBytes: limit)
         #expect(limited.bytes.count <= limit)
         #expect(try ChromaTests.sampling(limited.bytes) == ["1x1", "1x1", "1x1"])
+    }
+
+    /// JPEG with imgproxy's default `aq:dssim` and thumbd's other defaults.
+    static func dssimOptions() -> ProcessingOptions {
+        var options = ProcessingOptions()
+        options.format = .jpeg
+        options.autoQuality.method = .dssim
+        return options
+    }
+
+    @Test func aDeadlinePastEndsTheSearchWithTheRendersTimeout() throws {
+        // Given a render's deadline already past and a large result, its wand not watched by the
+        // deadline (so only the search's own checks can stop it)
+        let deadline = RenderDeadline(seconds: 0)
+        TestImages.startImageMagick()
+        let image = MagickImage()
+        try image.read(Self.noisy(width: 2400, height: 1600))
+
+        // When its quality is to be searched, then the render's timeout error ends it
+        do throws(ThumbError) {
+            let encoded = try Renderer.encode(image, as: .jpeg, options: Self.dssimOptions(), deadline: deadline)
+            Issue.record("encoded past the deadline: \(encoded.bytes.count) bytes, \(String(describing: encoded.autoQuality))")
+        } catch {
+            #expect(error == deadline.error)
+        }
     }
 }
