@@ -33,11 +33,12 @@ struct AutoQualitySearch {
     /// watch (libwebp's decoder, DSSIM), so a search past it ends within one of them.
     let deadline: RenderDeadline
     let encode: (_ quality: Int, _ fullChroma: Bool) throws(ThumbError) -> [UInt8]
-    /// The DSSIM of an encoded candidate against the unencoded image; only `dssim` calls it.
-    let score: ([UInt8]) throws(ThumbError) -> Double
+    /// The DSSIM of a candidate, given its quality, chroma and bytes, against the unencoded
+    /// image; only `dssim` calls it.
+    let score: (_ quality: Int, _ fullChroma: Bool, _ bytes: [UInt8]) throws(ThumbError) -> Double
 
     struct Result {
-        let chosen: ChosenQuality
+        var chosen: ChosenQuality
         let bytes: [UInt8]
     }
 
@@ -110,7 +111,7 @@ struct AutoQualitySearch {
             let unscored = try point(quality)
             if unscored.dssim != nil { return unscored }
             try search.deadline.check()
-            scores[quality] = try search.score(unscored.bytes)
+            scores[quality] = try search.score(quality, unscored.fullChroma, unscored.bytes)
             return try point(quality)
         }
 
@@ -171,4 +172,7 @@ public struct ChosenQuality: Sendable, Hashable {
     public let dssim: Double?
     /// Whether a JPEG keeps its chroma whole (4:4:4); other formats ignore it.
     public let fullChroma: Bool
+    /// The pixels each DSSIM compared: the result's, or its sample's where it has more than
+    /// the scoring resolution; nil where nothing was scored.
+    public internal(set) var scoredPixels: Int?
 }

@@ -23,6 +23,9 @@ public struct AutoQuality: Sendable, Hashable {
     public var allowedError = 0.002
     /// Megapixels of the result above which autoquality is not used; 0: no limit.
     public var maxResolution = 0.0
+    /// thumbd's own, for `dssim`: megapixels DSSIM compares at most; a larger result is scored on
+    /// tiles of it at full resolution (AutoQualitySample), each candidate encoded again there.
+    public var scoreResolution = 1.0
     /// thumbd's own, for `dssim`: the bits per pixel a fall of 1 in DSSIM is worth. Above 0, the
     /// target is a ceiling and the search goes on raising the quality while that buys DSSIM at
     /// least this cheaply, and a JPEG also tries the chroma `subsample_below` would not give it

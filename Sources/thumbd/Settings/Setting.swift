@@ -19,7 +19,8 @@ public enum Setting: CaseIterable, Sendable {
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
     case quality, formatQuality, subsampleBelow, webpEffort
     case autoqualityMethod, autoqualityTarget, autoqualityMin, autoqualityFormatMin, autoqualityMax
-    case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution, autoqualityDssimSlope
+    case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution, autoqualityScoreResolution
+    case autoqualityDssimSlope
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
@@ -286,6 +287,14 @@ public enum Setting: CaseIterable, Sendable {
             .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, .decimal(0...1_000),
                   .field { $0.options.base.autoQuality.maxResolution.shortText },
                   "Megapixels of the result above which autoquality is not used; 0: no limit.")
+        case .autoqualityScoreResolution:
+            .init("AUTOQUALITY_SCORE_RESOLUTION", .decimal(0.1...100),
+                  .field { $0.options.base.autoQuality.scoreResolution.shortText },
+                  "dssim compares at most this many megapixels; a larger result is scored on tiles of it.",
+                  details: "thumbd's own. `dssim` compares at most this many megapixels: a larger result is "
+                      + "scored on 128x128 tiles of it at full resolution, spread evenly over it, so DSSIM's planes "
+                      + "(about 50 bytes a pixel compared) are bounded whatever the result's size; see "
+                      + "[how it works](how-it-works.md#autoquality).")
         case .autoqualityDssimSlope:
             .init("AUTOQUALITY_DSSIM_SLOPE", .decimal(0...1_000_000),
                   .field { $0.options.base.autoQuality.dssimSlope.shortText },

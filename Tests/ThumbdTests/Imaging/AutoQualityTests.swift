@@ -219,6 +219,27 @@ struct AutoQualityTests {
         return options
     }
 
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func aResultLargerThanTheScoringResolutionIsScoredOnASampleWithinIt(format: ImageFormat) throws {
+        // Given a noisy 1200x800 result (0.96 MP) and a scoring resolution of a quarter megapixel
+        let source = Self.noisy(width: 1200, height: 800)
+        var options = Self.dssimOptions()
+        options.format = format
+        options.autoQuality.scoreResolution = 0.25
+        var configuration = Renderer.Configuration()
+        configuration.maxRenderSeconds = 120
+
+        // When its quality is searched
+        let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: .png, options: options)
+
+        // Then each DSSIM compared at most that, most of it used
+        let scored = try #require(rendered.autoQuality?.scoredPixels)
+        #expect(scored <= 250_000 && scored > 200_000, "\(scored) pixels")
+        // while a result within it is compared whole
+        let small = try Self.search(try Self.flat(), format, options.autoQuality)
+        #expect(small.chosen.scoredPixels == 300 * 200)
+    }
+
     @Test func aDeadlinePastEndsTheSearchWithTheRendersTimeout() throws {
         // Given a render's deadline already past and a large result, its wand not watched by the
         // deadline (so only the search's own checks can stop it)

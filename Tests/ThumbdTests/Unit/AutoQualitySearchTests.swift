@@ -20,7 +20,7 @@ struct AutoQualitySearchTests {
                     self.encodes.append(quality)
                     return [UInt8](repeating: UInt8(quality), count: 100 * quality)
                 },
-                score: { bytes in Double(100 - Int(bytes[0])) / 1000 }
+                score: { _, _, bytes in Double(100 - Int(bytes[0])) / 1000 }
             ).run()
         }
     }
@@ -47,7 +47,7 @@ struct AutoQualitySearchTests {
                     self.encodes.append((quality, fullChroma))
                     return [UInt8(quality), fullChroma ? 1 : 0] + [UInt8](repeating: 0, count: (fullChroma ? 120 : 100) * quality - 2)
                 },
-                score: { bytes in
+                score: { _, _, bytes in
                     self.scored.append((Int(bytes[0]), bytes[1] == 1))
                     return Self.dssim(quality: Int(bytes[0]), fullChroma: bytes[1] == 1)
                 }
@@ -169,7 +169,7 @@ struct AutoQualitySearchTests {
                     if encodes == lateEncode { clock.now += 1_000_000_000 }
                     return [UInt8(quality)]
                 },
-                score: { bytes in
+                score: { _, _, bytes in
                     scores += 1
                     if scores == lateScore { clock.now += 1_000_000_000 }
                     return Double(100 - Int(bytes[0])) / 1000

@@ -402,6 +402,13 @@ struct AutoQualitySettingsTests {
         #expect(Setting.autoqualityDssimSlope.name == "AUTOQUALITY_DSSIM_SLOPE")
     }
 
+    @Test func theScoringResolutionIsThumbdsOwn() throws {
+        let url = "/insecure/aq:dssim/plain/http://h/a.jpg"
+        #expect(try Self.autoQuality([:], url: url).scoreResolution == 1)
+        #expect(try Self.autoQuality([.autoqualityScoreResolution: "2.5"], url: url).scoreResolution == 2.5)
+        #expect(Setting.autoqualityScoreResolution.environmentNames == ["THUMBD_AUTOQUALITY_SCORE_RESOLUTION"])
+    }
+
     @Test func theMlMethodIsRefusedWithItsReason() {
         let result = Settings.load { setting in [.autoqualityMethod: "ml"][setting].map { ($0, setting.name) } }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
