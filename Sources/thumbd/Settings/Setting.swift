@@ -286,7 +286,14 @@ public enum Setting: CaseIterable, Sendable {
         case .autoqualityMaxResolution:
             .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, .decimal(0...1_000),
                   .field { $0.options.base.autoQuality.maxResolution.shortText },
-                  "Megapixels of the result above which autoquality is not used; 0: no limit.")
+                  "Megapixels of the result above which autoquality is not used; 0: no limit.",
+                  details: "Megapixels of the result above which autoquality is not used: the image is encoded "
+                      + "once, at its plain quality; 0: no limit. imgproxy's default is 0; thumbd's is 5 (2560x1600 "
+                      + "fits, as does 2048x2048), because a search costs up to 6 encodes (9 with a slope, 18 for a "
+                      + "JPEG's two chromas) and an encode's time grows with the pixels: at `WEBP_EFFORT` 6 a WebP "
+                      + "takes about 0.15 s of CPU a megapixel, so 6 of them at 5 MP stay within half of "
+                      + "`MAX_RENDER_SECONDS`' 10 s, where at 25 MP the render would time out. Raise it with "
+                      + "`MAX_RENDER_SECONDS`.")
         case .autoqualityScoreResolution:
             .init("AUTOQUALITY_SCORE_RESOLUTION", .decimal(0.1...100),
                   .field { $0.options.base.autoQuality.scoreResolution.shortText },

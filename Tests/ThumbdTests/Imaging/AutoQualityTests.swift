@@ -219,6 +219,23 @@ struct AutoQualityTests {
         return options
     }
 
+    @Test func aboveTheDefaultMaxResolutionAResultIsEncodedAtThePlainQuality() throws {
+        // Given a soft gradient, which dssim writes below the plain quality, at 2600x2000: 5.2 MP,
+        // over the default AUTOQUALITY_MAX_RESOLUTION
+        let source = TestImages.draw("gradient:#8090a0-#a0b0c0", width: 2600, height: 2000, format: .png)
+        var plain = Self.dssimOptions()
+        plain.autoQuality.method = .none
+        #expect(AutoQuality().maxResolution > 0 && AutoQuality().maxResolution < 5.2)
+
+        // When it is rendered with autoquality and without
+        let searched = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: Self.dssimOptions())
+        let fixed = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: plain)
+
+        // Then autoquality was skipped: the very bytes of the plain quality
+        #expect(searched.autoQuality == nil)
+        #expect(searched.bytes == fixed.bytes)
+    }
+
     @Test(arguments: [ImageFormat.jpeg, .webp])
     func aResultLargerThanTheScoringResolutionIsScoredOnASampleWithinIt(format: ImageFormat) throws {
         // Given a noisy 1200x800 result (0.96 MP) and a scoring resolution of a quarter megapixel
