@@ -29,12 +29,16 @@ struct AutoQualitySearch {
     /// Each chroma searched, as JPEG's 4:4:4 by quality: the options' rule alone, or with a
     /// slope both 4:4:4 and 4:2:0 throughout. Other formats ignore it.
     var chromas: [(Int) -> Bool] = [{ _ in false }]
+    /// The render's: checked before each encode and each score, which ImageMagick does not all
+    /// watch (libwebp's decoder, DSSIM), so a search past it ends within one of them.
+    let deadline: RenderDeadline
     let encode: (_ quality: Int, _ fullChroma: Bool) throws(ThumbError) -> [UInt8]
-    /// The DSSIM of an encoded candidate against the unencoded image; only `dssim` calls it.
-    let score: ([UInt8]) throws(ThumbError) -> Double
+    /// The DSSIM of a candidate, given its quality, chroma and bytes, against the unencoded
+    /// image; only `dssim` calls it.
+    let score: (_ quality: Int, _ fullChroma: Bool, _ bytes: [UInt8]) throws(ThumbError) -> Double
 
     struct Result {
-        let chosen: ChosenQuality
+        var chosen: ChosenQuality
         let bytes: [UInt8]
     }
 
@@ -96,6 +100,7 @@ struct AutoQualitySearch {
             if let known = encoded[quality] {
                 bytes = known
             } else {
+                try search.deadline.check()
                 bytes = try search.encode(quality, fullChroma(quality))
                 encoded[quality] = bytes
             }
@@ -105,7 +110,8 @@ struct AutoQualitySearch {
         mutating func scoredPoint(_ quality: Int) throws(ThumbError) -> Point {
             let unscored = try point(quality)
             if unscored.dssim != nil { return unscored }
-            scores[quality] = try search.score(unscored.bytes)
+            try search.deadline.check()
+            scores[quality] = try search.score(quality, unscored.fullChroma, unscored.bytes)
             return try point(quality)
         }
 
@@ -166,4 +172,7 @@ public struct ChosenQuality: Sendable, Hashable {
     public let dssim: Double?
     /// Whether a JPEG keeps its chroma whole (4:4:4); other formats ignore it.
     public let fullChroma: Bool
+    /// The pixels each DSSIM compared: the result's, or its sample's where it has more than
+    /// the scoring resolution; nil where nothing was scored.
+    public internal(set) var scoredPixels: Int?
 }

@@ -7,26 +7,55 @@ extension MagickImage {
     /// The quality the options' autoquality chooses for this still in `format`, and its bytes,
     /// each candidate's JPEG chroma as `subsample_below` says for its quality, or, spending by
     /// slope where `subsample_below` does not fix the chroma, 4:4:4 and 4:2:0 each searched. For
-    /// `dssim`, every candidate is decoded again (libwebp for WebP, ImageMagick's reader
-    /// otherwise) and compared with this image's own pixels.
-    func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions) throws(ThumbError)
-        -> AutoQualitySearch.Result {
+    /// `dssim`, candidates are scored by an AutoQualityScorer, within the scoring resolution.
+    func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions,
+                                deadline: RenderDeadline) throws(ThumbError) -> AutoQualitySearch.Result {
         let settings = options.autoQuality
-        let reference = settings.method == .dssim ? DSSIM(reference: try rgbPixels()) : nil
+        let scorer = settings.method == .dssim
+            ? try AutoQualityScorer(result: self, format: format, webpEffort: options.webpEffort,
+                                    maxPixels: Int(settings.scoreResolution * 1_000_000), deadline: deadline)
+            : nil
         let search = AutoQualitySearch(
             method: settings.method, target: settings.target, allowedError: settings.allowedError,
             qualities: settings.qualities(for: format),
             slope: settings.spendsBySlope ? settings.dssimSlope : 0, pixels: width * height,
             chromas: options.autoQualitySearchesChroma(for: format)
                 ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
+            deadline: deadline,
             encode: { quality, fullChroma throws(ThumbError) in
                 try self.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
             },
-            score: { bytes throws(ThumbError) in
-                guard let reference else { preconditionFailure("only dssim scores") }
-                return reference.score(try Self.decodedPixels(bytes, format: format))
+            score: { quality, fullChroma, bytes throws(ThumbError) in
+                guard let scorer else { preconditionFailure("only dssim scores") }
+                return try scorer.score(quality: quality, fullChroma: fullChroma, bytes: bytes)
             })
-        return try search.run()
+        var result = try search.run()
+        result.chosen.scoredPixels = scorer?.pixels
+        return result
+    }
+
+    /// The tiles of `sample` side by side, 8-bit as the encoders are given them, as an image of
+    /// its own (unwatched: the caller gives it the render's deadline).
+    func mosaic(of sample: AutoQualitySample) throws(ThumbError) -> MagickImage {
+        let map = hasAlpha ? "RGBA" : "RGB"
+        var pixels = [UInt8](repeating: 0, count: sample.width * sample.height * map.count)
+        var tile = [UInt8](repeating: 0, count: sample.tileWidth * sample.tileHeight * map.count)
+        for (index, rect) in sample.tiles.enumerated() {
+            let exported = tile.withUnsafeMutableBytes {
+                MagickExportImagePixels(wand, rect.x, rect.y, rect.width, rect.height, map, CharPixel, $0.baseAddress)
+            }
+            try check(exported, or: { .internalFailure("autoquality: cannot export a tile: \($0)") })
+            tile.withUnsafeBufferPointer { tile in
+                sample.copyTile(index, channels: map.count, from: tile, start: 0, rowBytes: sample.tileWidth * map.count,
+                                into: &pixels)
+            }
+        }
+        let mosaic = MagickImage()
+        let made = pixels.withUnsafeBytes {
+            MagickConstituteImage(mosaic.wand, sample.width, sample.height, map, CharPixel, $0.baseAddress)
+        }
+        try mosaic.check(made, or: { .internalFailure("autoquality: cannot make the scoring sample: \($0)") })
+        return mosaic
     }
 
     /// This image's pixels as 8-bit RGB, premultiplied by alpha where there is any.
@@ -42,16 +71,26 @@ extension MagickImage {
         return pixels.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: width, height: height) }
     }
 
-    /// An encoded candidate's pixels, as its viewer will see them.
-    static func decodedPixels(_ bytes: [UInt8], format: ImageFormat) throws(ThumbError) -> PixelBuffer {
+    /// An encoded candidate's pixels, as its viewer will see them: of a WebP, only `sample`'s
+    /// tiles where one is given (libwebp's RGBA for the whole, 4 bytes a pixel, only while they
+    /// are cut out).
+    static func decodedPixels(_ bytes: [UInt8], format: ImageFormat,
+                              sample: AutoQualitySample? = nil) throws(ThumbError) -> PixelBuffer {
         if format == .webp {
             var width: Int32 = 0, height: Int32 = 0
             guard let rgba = bytes.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) })
             else { throw .internalFailure("autoquality: libwebp cannot decode its own WebP") }
             defer { WebPFree(rgba) }
             let pixels = UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4)
-            return PixelBuffer(premultiplying: pixels, width: Int(width), height: Int(height))
+            guard let sample else { return PixelBuffer(premultiplying: pixels, width: Int(width), height: Int(height)) }
+            var tiles = [UInt8](repeating: 0, count: sample.width * sample.height * 4)
+            for (index, tile) in sample.tiles.enumerated() {
+                sample.copyTile(index, channels: 4, from: pixels, start: (tile.y * Int(width) + tile.x) * 4,
+                                rowBytes: Int(width) * 4, into: &tiles)
+            }
+            return tiles.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: sample.width, height: sample.height) }
         }
+        precondition(sample == nil, "only a WebP is cut to a sample")
         let image = MagickImage()
         try image.read(bytes)
         return try image.rgbPixels()

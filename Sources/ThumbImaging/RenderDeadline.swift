@@ -9,17 +9,26 @@ import ThumbRuntime
 final class RenderDeadline {
     let seconds: Double
     private let end: UInt64
+    /// Nanoseconds on a monotonic clock: the system's uptime, or a test's clock that its doubles
+    /// move on, so a deadline can pass at a chosen step without waiting for it.
+    private let now: () -> UInt64
     private(set) var expired = false
 
-    init(seconds: Double) {
+    init(seconds: Double, now: @escaping () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
         self.seconds = seconds
-        end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1_000_000_000)
+        self.now = now
+        end = now() + UInt64(seconds * 1_000_000_000)
     }
 
     /// True once the time is up; checked between steps too, for work that reports no progress.
     var isPast: Bool {
-        if !expired, DispatchTime.now().uptimeNanoseconds > end { expired = true }
+        if !expired, now() > end { expired = true }
         return expired
+    }
+
+    /// Throws the deadline's error once it is past: before work ImageMagick does not watch.
+    func check() throws(ThumbError) {
+        if isPast { throw error }
     }
 
     var error: ThumbError { .overLimit("rendering took longer than the limit of \(seconds.formatted()) s") }

@@ -113,7 +113,7 @@ public struct Renderer: Sendable {
             transparent: options.background == nil && (image.hasAlpha || !options.padding.isEmpty || options.extend != nil))
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
-                if deadline.isPast { throw deadline.error }
+                try deadline.check()
                 try step.apply(to: image, options: options)
             }
         }
@@ -123,11 +123,11 @@ public struct Renderer: Sendable {
                                     watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.pipeline {
-                if deadline.isPast { throw deadline.error }
+                try deadline.check()
                 try step.apply(to: image, in: context)
             }
         }
-        let (bytes, chosen) = try Self.encode(image, as: format, options: options)
+        let (bytes, chosen) = try Self.encode(image, as: format, options: options, deadline: deadline)
         return Rendered(bytes: bytes, format: format, width: image.width, height: image.height, autoQuality: chosen)
     }
 
@@ -240,19 +240,21 @@ public struct Renderer: Sendable {
     }
 
     /// Encodes at the asked quality, or the one autoquality finds for a lossy still; with
-    /// `max_bytes`, then at the next of the options' quality steps while the result does not fit.
-    static func encode(_ image: MagickImage, as format: ImageFormat,
-                       options: ProcessingOptions) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
+    /// `max_bytes`, then at the next of the options' quality steps while the result does not fit;
+    /// each encode only while `deadline` has not passed.
+    static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions,
+                       deadline: RenderDeadline) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
         var bytes: [UInt8] = []
         var steps = options.qualitySteps(for: format)[...]
         var chosen: ChosenQuality?
         if image.frameCount == 1, options.autoQuality.applies(to: format, width: image.width, height: image.height) {
-            let searched = try image.encodeSearchingQuality(as: format, options: options)
+            let searched = try image.encodeSearchingQuality(as: format, options: options, deadline: deadline)
             (bytes, chosen) = (searched.bytes, searched.chosen)
             steps = options.qualitySteps(for: format, from: searched.chosen.quality).dropFirst()
         }
         for quality in steps {
             if !bytes.isEmpty, options.maxBytes == 0 || bytes.count <= options.maxBytes { break }
+            try deadline.check()
             // Lowered for max_bytes, a JPEG keeps the chroma autoquality chose, where it chose one.
             let fullChroma = if let chosen, options.autoQualitySearchesChroma(for: format) {
                 chosen.fullChroma

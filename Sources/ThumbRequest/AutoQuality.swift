@@ -21,8 +21,12 @@ public struct AutoQuality: Sendable, Hashable {
     public var formatMaxQuality: [ImageFormat: Int] = [.avif: 65]
     /// `dssim` stops searching once a quality's DSSIM is this close to the target.
     public var allowedError = 0.002
-    /// Megapixels of the result above which autoquality is not used; 0: no limit.
-    public var maxResolution = 0.0
+    /// Megapixels of the result above which autoquality is not used; 0: no limit. imgproxy's
+    /// default is 0; thumbd's bounds what a search's encodes cost (see the setting's help).
+    public var maxResolution = 5.0
+    /// thumbd's own, for `dssim`: megapixels DSSIM compares at most; a larger result is scored on
+    /// tiles of it at full resolution (AutoQualitySample), each candidate encoded again there.
+    public var scoreResolution = 1.0
     /// thumbd's own, for `dssim`: the bits per pixel a fall of 1 in DSSIM is worth. Above 0, the
     /// target is a ceiling and the search goes on raising the quality while that buys DSSIM at
     /// least this cheaply, and a JPEG also tries the chroma `subsample_below` would not give it

@@ -120,17 +120,19 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Empty while autoquality is off or the output format is not searched; else what the search
     /// depends on: the bounds for the output format (every searched format's when it is the
-    /// source's), the target, the allowed error where the method reads it, and the slope where
-    /// it spends by one (with `subsample_below`, which says whether it chooses JPEG's chroma).
+    /// source's), the target, the allowed error and the scoring resolution where the method reads
+    /// them, the resolution above which it is off, and the slope where it spends by one (with
+    /// `subsample_below`, which says whether it chooses JPEG's chroma).
     private static func autoQuality(_ options: ProcessingOptions) -> String {
         let aq = options.autoQuality
         let formats = options.format.map { [$0] } ?? ImageFormat.allCases
         guard aq.method != .none, formats.contains(where: AutoQuality.searches) else { return "" }
         let bounds = formats.filter(AutoQuality.searches).map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
         let error = aq.method == .dssim ? number(aq.allowedError) : "-"
+        let scored = aq.method == .dssim ? ":score\(number(aq.scoreResolution))" : ""
         // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
         return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
-            + "\(number(aq.maxResolution)):ssb\(options.subsampleBelow)"
+            + "\(number(aq.maxResolution))\(scored):ssb\(options.subsampleBelow)"
             + (aq.spendsBySlope ? ":slope\(number(aq.dssimSlope))" : "")
     }
 

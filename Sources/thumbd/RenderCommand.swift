@@ -74,6 +74,7 @@ struct RenderCommand: ParsableCommand {
             ", autoquality q\(chosen.quality)\(rendered.format == .jpeg ? (chosen.fullChroma ? " 4:4:4" : " 4:2:0") : "")"
                 + " after \(chosen.encodes) encodes"
                 + (chosen.dssim.map { String(format: ", DSSIM %.5f", $0) } ?? "")
+                + (chosen.scoredPixels.map { String(format: " on %.2f MP", Double($0) / 1e6) } ?? "")
         } ?? ""
         print("\(output): \(size)\(chosen), rendered in " + String(format: "%.1f ms (CPU %.1f ms)", milliseconds, cpu))
     }

@@ -19,7 +19,8 @@ public enum Setting: CaseIterable, Sendable {
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
     case quality, formatQuality, subsampleBelow, webpEffort
     case autoqualityMethod, autoqualityTarget, autoqualityMin, autoqualityFormatMin, autoqualityMax
-    case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution, autoqualityDssimSlope
+    case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution, autoqualityScoreResolution
+    case autoqualityDssimSlope
     case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
@@ -301,7 +302,22 @@ public enum Setting: CaseIterable, Sendable {
         case .autoqualityMaxResolution:
             .init("AUTOQUALITY_MAX_RESOLUTION", imgproxy: true, reloads: true, .decimal(0...1_000),
                   .field { $0.options.base.autoQuality.maxResolution.shortText },
-                  "Megapixels of the result above which autoquality is not used; 0: no limit.")
+                  "Megapixels of the result above which autoquality is not used; 0: no limit.",
+                  details: "Megapixels of the result above which autoquality is not used: the image is encoded "
+                      + "once, at its plain quality; 0: no limit. imgproxy's default is 0; thumbd's is 5 (2560x1600 "
+                      + "fits, as does 2048x2048), because a search costs up to 6 encodes (9 with a slope, 18 for a "
+                      + "JPEG's two chromas) and an encode's time grows with the pixels: at `WEBP_EFFORT` 6 a WebP "
+                      + "takes about 0.15 s of CPU a megapixel, so 6 of them at 5 MP stay within half of "
+                      + "`MAX_RENDER_SECONDS`' 10 s, where at 25 MP the render would time out. Raise it with "
+                      + "`MAX_RENDER_SECONDS`.")
+        case .autoqualityScoreResolution:
+            .init("AUTOQUALITY_SCORE_RESOLUTION", reloads: true, .decimal(0.1...100),
+                  .field { $0.options.base.autoQuality.scoreResolution.shortText },
+                  "dssim compares at most this many megapixels; a larger result is scored on tiles of it.",
+                  details: "thumbd's own. `dssim` compares at most this many megapixels: a larger result is "
+                      + "scored on 128x128 tiles of it at full resolution, spread evenly over it, so DSSIM's planes "
+                      + "(about 50 bytes a pixel compared) are bounded whatever the result's size; see "
+                      + "[how it works](how-it-works.md#autoquality).")
         case .autoqualityDssimSlope:
             .init("AUTOQUALITY_DSSIM_SLOPE", reloads: true, .decimal(0...1_000_000),
                   .field { $0.options.base.autoQuality.dssimSlope.shortText },

@@ -233,6 +233,7 @@ extension Settings {
         reader.read(.autoqualityFormatMax) { autoQuality.formatMaxQuality = try formatQualities($0) }
         reader.decimal(.autoqualityAllowedError) { autoQuality.allowedError = $0 }
         reader.decimal(.autoqualityMaxResolution) { autoQuality.maxResolution = $0 }
+        reader.decimal(.autoqualityScoreResolution) { autoQuality.scoreResolution = $0 }
         reader.decimal(.autoqualityDssimSlope) { autoQuality.dssimSlope = $0 }
     }
 

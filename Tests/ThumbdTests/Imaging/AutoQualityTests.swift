@@ -3,6 +3,7 @@ import Foundation
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
+import ThumbRuntime
 
 /// The DSSIM autoquality scores with, and the search on real thumbnails: what it picks meets its
 /// target, and a simple picture gets a lower quality than a detailed photo.
@@ -47,7 +48,7 @@ struct AutoQualityTests {
     static func search(_ image: MagickImage, _ format: ImageFormat, _ settings: AutoQuality) throws -> AutoQualitySearch.Result {
         var options = ProcessingOptions()
         options.autoQuality = settings
-        return try image.encodeSearchingQuality(as: format, options: options)
+        return try image.encodeSearchingQuality(as: format, options: options, deadline: RenderDeadline(seconds: 60))
     }
 
     static func score(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> Double {
@@ -208,5 +209,68 @@ struct AutoQualityTests {
         let limited = try Self.renderedBySlope(subsampleBelow: 90, maxBytes: limit)
         #expect(limited.bytes.count <= limit)
         #expect(try ChromaTests.sampling(limited.bytes) == ["1x1", "1x1", "1x1"])
+    }
+
+    /// JPEG with imgproxy's default `aq:dssim` and thumbd's other defaults.
+    static func dssimOptions() -> ProcessingOptions {
+        var options = ProcessingOptions()
+        options.format = .jpeg
+        options.autoQuality.method = .dssim
+        return options
+    }
+
+    @Test func aboveTheDefaultMaxResolutionAResultIsEncodedAtThePlainQuality() throws {
+        // Given a soft gradient, which dssim writes below the plain quality, at 2600x2000: 5.2 MP,
+        // over the default AUTOQUALITY_MAX_RESOLUTION
+        let source = TestImages.draw("gradient:#8090a0-#a0b0c0", width: 2600, height: 2000, format: .png)
+        var plain = Self.dssimOptions()
+        plain.autoQuality.method = .none
+        #expect(AutoQuality().maxResolution > 0 && AutoQuality().maxResolution < 5.2)
+
+        // When it is rendered with autoquality and without
+        let searched = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: Self.dssimOptions())
+        let fixed = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: plain)
+
+        // Then autoquality was skipped: the very bytes of the plain quality
+        #expect(searched.autoQuality == nil)
+        #expect(searched.bytes == fixed.bytes)
+    }
+
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func aResultLargerThanTheScoringResolutionIsScoredOnASampleWithinIt(format: ImageFormat) throws {
+        // Given a noisy 1200x800 result (0.96 MP) and a scoring resolution of a quarter megapixel
+        let source = Self.noisy(width: 1200, height: 800)
+        var options = Self.dssimOptions()
+        options.format = format
+        options.autoQuality.scoreResolution = 0.25
+        var configuration = Renderer.Configuration()
+        configuration.maxRenderSeconds = 120
+
+        // When its quality is searched
+        let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: .png, options: options)
+
+        // Then each DSSIM compared at most that, most of it used
+        let scored = try #require(rendered.autoQuality?.scoredPixels)
+        #expect(scored <= 250_000 && scored > 200_000, "\(scored) pixels")
+        // while a result within it is compared whole
+        let small = try Self.search(try Self.flat(), format, options.autoQuality)
+        #expect(small.chosen.scoredPixels == 300 * 200)
+    }
+
+    @Test func aDeadlinePastEndsTheSearchWithTheRendersTimeout() throws {
+        // Given a render's deadline already past and a large result, its wand not watched by the
+        // deadline (so only the search's own checks can stop it)
+        let deadline = RenderDeadline(seconds: 0)
+        TestImages.startImageMagick()
+        let image = MagickImage()
+        try image.read(Self.noisy(width: 2400, height: 1600))
+
+        // When its quality is to be searched, then the render's timeout error ends it
+        do throws(ThumbError) {
+            let encoded = try Renderer.encode(image, as: .jpeg, options: Self.dssimOptions(), deadline: deadline)
+            Issue.record("encoded past the deadline: \(encoded.bytes.count) bytes, \(String(describing: encoded.autoQuality))")
+        } catch {
+            #expect(error == deadline.error)
+        }
     }
 }

@@ -15,11 +15,12 @@ struct AutoQualitySearchTests {
                     qualities: ClosedRange<Int> = 70...80) throws -> AutoQualitySearch.Result {
             try AutoQualitySearch(
                 method: method, target: target, allowedError: allowedError, qualities: qualities,
+                deadline: RenderDeadline(seconds: 60),
                 encode: { quality, _ in
                     self.encodes.append(quality)
                     return [UInt8](repeating: UInt8(quality), count: 100 * quality)
                 },
-                score: { bytes in Double(100 - Int(bytes[0])) / 1000 }
+                score: { _, _, bytes in Double(100 - Int(bytes[0])) / 1000 }
             ).run()
         }
     }
@@ -41,11 +42,12 @@ struct AutoQualitySearchTests {
             try AutoQualitySearch(
                 method: .dssim, target: target, allowedError: 0, qualities: qualities, slope: slope, pixels: 800,
                 chromas: bothChromas ? [{ _ in true }, { _ in false }] : [{ _ in false }],
+                deadline: RenderDeadline(seconds: 60),
                 encode: { quality, fullChroma in
                     self.encodes.append((quality, fullChroma))
                     return [UInt8(quality), fullChroma ? 1 : 0] + [UInt8](repeating: 0, count: (fullChroma ? 120 : 100) * quality - 2)
                 },
-                score: { bytes in
+                score: { _, _, bytes in
                     self.scored.append((Int(bytes[0]), bytes[1] == 1))
                     return Self.dssim(quality: Int(bytes[0]), fullChroma: bytes[1] == 1)
                 }
@@ -145,5 +147,55 @@ struct AutoQualitySearchTests {
         #expect((found.chosen.quality, found.chosen.fullChroma) == (80, true))
         #expect(found.chosen.dssim == ChromaEncoder.dssim(quality: 80, fullChroma: true))
         #expect(encoder.encodes.count <= 2 * AutoQualitySearch.maxEncodes, "\(encoder.encodes)")
+    }
+
+    /// A clock the doubles move: a render's deadline passes at the step a test chooses.
+    final class Clock: @unchecked Sendable {
+        var now: UInt64 = 1_000_000_000
+    }
+
+    /// `dssim` over 1...100, the clock a second on at the `lateEncode`-th encode (1-based) or the
+    /// `lateScore`-th score, with a deadline of half a second: counts what ran.
+    static func searchPastItsDeadline(lateEncode: Int = .max, lateScore: Int = .max)
+        throws(ThumbError) -> (encodes: Int, scores: Int) {
+        let clock = Clock()
+        let deadline = RenderDeadline(seconds: 0.5, now: { clock.now })
+        var (encodes, scores) = (0, 0)
+        do throws(ThumbError) {
+            _ = try AutoQualitySearch(
+                method: .dssim, target: 0.0001, allowedError: 0, qualities: 1...100, deadline: deadline,
+                encode: { quality, _ in
+                    encodes += 1
+                    if encodes == lateEncode { clock.now += 1_000_000_000 }
+                    return [UInt8(quality)]
+                },
+                score: { _, _, bytes in
+                    scores += 1
+                    if scores == lateScore { clock.now += 1_000_000_000 }
+                    return Double(100 - Int(bytes[0])) / 1000
+                }
+            ).run()
+        } catch {
+            #expect(error == deadline.error)
+            return (encodes, scores)
+        }
+        Issue.record("the search ended after its deadline without its error: \(encodes) encodes, \(scores) scores")
+        return (encodes, scores)
+    }
+
+    @Test func aDeadlinePassingDuringAnEncodeEndsTheSearchBeforeItsScore() throws {
+        // Given a search whose first encode takes past the render's deadline
+        // When it runs, then it ends with the deadline's error, the candidate not scored
+        let ran = try Self.searchPastItsDeadline(lateEncode: 1)
+        #expect(ran.encodes == 1)
+        #expect(ran.scores == 0)
+    }
+
+    @Test func aDeadlinePassingDuringAScoreEndsTheSearchBeforeTheNextEncode() throws {
+        // Given a search whose second score takes past the deadline, with more candidates to go
+        // When it runs, then no further candidate is encoded
+        let ran = try Self.searchPastItsDeadline(lateScore: 2)
+        #expect(ran.encodes == 2)
+        #expect(ran.scores == 2)
     }
 }

@@ -403,6 +403,19 @@ struct AutoQualitySettingsTests {
         #expect(Setting.autoqualityDssimSlope.name == "AUTOQUALITY_DSSIM_SLOPE")
     }
 
+    @Test func theMaxResolutionHasABoundedDefaultAndTheScoringResolutionIsThumbdsOwn() throws {
+        let url = "/insecure/aq:dssim/plain/http://h/a.jpg"
+        let defaults = try Self.autoQuality([:], url: url)
+        #expect(defaults.maxResolution == 5)
+        #expect(defaults.applies(to: .jpeg, width: 2500, height: 2000))
+        #expect(!defaults.applies(to: .jpeg, width: 2500, height: 2001))
+        #expect(try Self.autoQuality([.autoqualityMaxResolution: "0"], url: url).applies(to: .jpeg, width: 9000, height: 9000))
+
+        #expect(defaults.scoreResolution == 1)
+        #expect(try Self.autoQuality([.autoqualityScoreResolution: "2.5"], url: url).scoreResolution == 2.5)
+        #expect(Setting.autoqualityScoreResolution.environmentNames == ["THUMBD_AUTOQUALITY_SCORE_RESOLUTION"])
+    }
+
     @Test func theMlMethodIsRefusedWithItsReason() {
         let result = Settings.load { setting in [.autoqualityMethod: "ml"][setting].map { ($0, setting.name) } }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }

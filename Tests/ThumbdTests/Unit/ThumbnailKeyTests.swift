@@ -206,7 +206,22 @@ struct ThumbnailKeyTests {
         #expect(key.canonical == "v2|39:http://example.com/images/curiosity.jpg|rt:fill|s:300:200|min:0:0|z:1.0:1.0|dpr:1.0|"
             + "el:0|ex:-|exar:-|g:ce:0.0:0.0|c:-|t:-|pd:0:0:0:0|ar:1|rot:0|fl:0:0|bg:-|bl:0.0|sh:0.5|pix:0|wm:-|sm:1:1|"
             + "scp:1|f:png|q:-|mb:0|skp:|cb:0:|msr:-|msfs:-|maf:-|mrd:-")
-        #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:0.0:ssb90"))
+        #expect(try Self.key("/insecure/aq:dssim/\(Self.plain)@jpg").canonical.hasSuffix("|aq:dssim:0.02:70-80:0.002:5.0:score1.0:ssb90"))
+    }
+
+    @Test func theScoringResolutionIsInADSSIMKeyOnly() throws {
+        // Given one JPEG's options with dssim and with size, each at two scoring resolutions
+        var options = ProcessingOptions()
+        (options.format, options.autoQuality.method) = (.jpeg, .dssim)
+        var finer = options
+        finer.autoQuality.scoreResolution = 2
+
+        // Then dssim's keys differ, size's (which compares nothing) do not
+        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options).canonical
+            != ThumbnailKey(source: "http://h/a.jpg", options: finer).canonical)
+        (options.autoQuality.method, finer.autoQuality.method) = (.size, .size)
+        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options).canonical
+            == ThumbnailKey(source: "http://h/a.jpg", options: finer).canonical)
     }
 
     @Test func theDSSIMSlopeIsInTheKeyWhereItIsOn() throws {

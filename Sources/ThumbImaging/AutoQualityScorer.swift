@@ -1,0 +1,47 @@
+import ThumbRequest
+import ThumbRuntime
+
+/// The DSSIM of autoquality's candidates against the unencoded result: on the result itself where
+/// it has at most `maxPixels`, else on its sample (AutoQualitySample). A JPEG candidate is then
+/// encoded again on the sample's mosaic, at its quality and chroma: JPEG codes each block from its
+/// own pixels at the quality's tables, so the mosaic's blocks come out as the result's do, and no
+/// full-size candidate is decoded. A WebP's encoder adapts its quantisers and filter to the whole
+/// picture, so a mosaic of tiles comes out unlike them: the search's own candidate is decoded by
+/// libwebp and the tiles cut from it. DSSIM's planes are bounded by `maxPixels` either way, fixed
+/// before the search starts; a WebP's decode, while it is cut, by the result.
+struct AutoQualityScorer {
+    let format: ImageFormat
+    let webpEffort: Int
+    /// nil: the result is scored whole, from the search's own encodes.
+    private let sample: (geometry: AutoQualitySample, mosaic: MagickImage)?
+    private let reference: DSSIM
+    /// The pixels each comparison covers.
+    let pixels: Int
+
+    init(result: MagickImage, format: ImageFormat, webpEffort: Int, maxPixels: Int,
+         deadline: RenderDeadline) throws(ThumbError) {
+        self.format = format
+        self.webpEffort = webpEffort
+        if let geometry = AutoQualitySample(width: result.width, height: result.height, maxPixels: maxPixels) {
+            let mosaic = try result.mosaic(of: geometry)
+            mosaic.watch(deadline)
+            sample = (geometry, mosaic)
+        } else {
+            sample = nil
+        }
+        let scored = sample?.mosaic ?? result
+        pixels = scored.width * scored.height
+        try deadline.check()
+        reference = DSSIM(reference: try scored.rgbPixels())
+    }
+
+    /// The DSSIM of the candidate the search encoded at `quality` as `bytes`.
+    func score(quality: Int, fullChroma: Bool, bytes: [UInt8]) throws(ThumbError) -> Double {
+        guard let sample else { return reference.score(try MagickImage.decodedPixels(bytes, format: format)) }
+        if format == .webp {
+            return reference.score(try MagickImage.decodedPixels(bytes, format: format, sample: sample.geometry))
+        }
+        let encoded = try sample.mosaic.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: webpEffort)
+        return reference.score(try MagickImage.decodedPixels(encoded, format: format))
+    }
+}
