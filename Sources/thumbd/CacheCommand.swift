@@ -30,7 +30,8 @@ struct CacheLocation: ParsableArguments {
 
     func configuration() throws -> Settings {
         var flags = [Setting.config: config, .cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 }
-        if SettingSources(flags: flags).filePath == nil, FileManager.default.fileExists(atPath: Self.packageSettingsFile) {
+        if SettingSources(flags: flags).filePath == nil,
+           FileManager.default.fileExists(atPath: Self.packageSettingsFile) {
             flags[.config] = Self.packageSettingsFile
         }
         return try Settings.commandLine(flags: flags)
@@ -49,7 +50,8 @@ struct CacheLocation: ParsableArguments {
         }
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {
-            throw ValidationError("no cache index at \(path): thumbd makes it when it starts (--config, --cache-root, --cache-index)")
+            throw ValidationError(
+                "no cache index at \(path): thumbd makes it when it starts (--config, --cache-root, --cache-index)")
         }
         return index
     }
