@@ -12,9 +12,16 @@ struct CacheCommand: ParsableCommand {
     )
 }
 
-/// Which cache: the flags here, every other setting from the environment as thumbd reads it
-/// (so `--key` stays free for `purge --key`).
+/// Which cache: the flags here, every other setting from the environment and the settings file as
+/// thumbd reads them (so `--key` stays free for `purge --key`).
 struct CacheLocation: ParsableArguments {
+    /// The Debian package's settings file, which names its cache: read when no other file is named,
+    /// so that the commands find the package's cache as its thumbd does.
+    static let packageSettingsFile = "/etc/thumbd/thumbd.env"
+
+    @Option(help: ArgumentHelp(Setting.config.helpLine + " Default: \(Self.packageSettingsFile), when there is one."))
+    var config: String?
+
     @Option(help: ArgumentHelp(Setting.cacheRoot.helpLine))
     var cacheRoot: String?
 
@@ -22,7 +29,12 @@ struct CacheLocation: ParsableArguments {
     var cacheIndex: String?
 
     func configuration() throws -> Settings {
-        try Settings.commandLine(flags: [.cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 })
+        var flags = [Setting.config: config, .cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 }
+        if SettingSources(flags: flags).filePath == nil,
+           FileManager.default.fileExists(atPath: Self.packageSettingsFile) {
+            flags[.config] = Self.packageSettingsFile
+        }
+        return try Settings.commandLine(flags: flags)
     }
 
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
@@ -38,7 +50,8 @@ struct CacheLocation: ParsableArguments {
         }
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)
         guard let index = try CacheIndex(existingAt: path, root: configuration.cacheRoot) else {
-            throw ValidationError("no cache index at \(path): thumbd makes it when it starts (--cache-root, --cache-index)")
+            throw ValidationError(
+                "no cache index at \(path): thumbd makes it when it starts (--config, --cache-root, --cache-index)")
         }
         return index
     }

@@ -11,7 +11,7 @@ struct Thumbd: ParsableCommand {
         flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the file. `thumbd serve \
         --help` lists them all; docs/configuration.md too.
         """,
-        version: ThumbdVersion.current,
+        version: ThumbdVersion.line,
         subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self,
                       NginxConfigCommand.self],
         defaultSubcommand: ServeCommand.self

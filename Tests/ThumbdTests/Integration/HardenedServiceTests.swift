@@ -58,7 +58,8 @@ struct HardenedServiceTests {
 
     @Test func theSandboxDeniesWhatTheUnitTakesAway() throws {
         // A program under the unit's rules is refused what thumbd gives up: other address families,
-        // memory both writable and executable, changing priorities, user and group ids
+        // memory both writable and executable, the resource calls but setpriority (thumbd and
+        // libdispatch set their threads' nice), user and group ids
         let probe = try ProcessRunner.run(Self.sandbox[0], Array(Self.sandbox.dropFirst()) + ["/usr/bin/python3", "-c", """
             import errno, mmap, os, socket
             def attempt(name, call):
@@ -72,12 +73,15 @@ struct HardenedServiceTests {
             attempt("inet6", lambda: socket.socket(socket.AF_INET6, socket.SOCK_STREAM).close())
             attempt("wx", lambda: mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC))
             attempt("nice", lambda: os.setpriority(os.PRIO_PROCESS, 0, 5))
+            attempt("affinity", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
+            attempt("scheduler", lambda: os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0)))
             attempt("setuid", lambda: os.setuid(1))
             """])
 
         #expect(probe.status == 0, "\(probe.errors)")
         #expect(probe.output.split(separator: "\n").sorted() == [
-            "inet6 allowed", "netlink EAFNOSUPPORT", "nice EPERM", "packet EAFNOSUPPORT", "setuid EPERM", "wx EPERM",
+            "affinity EPERM", "inet6 allowed", "netlink EAFNOSUPPORT", "nice allowed", "packet EAFNOSUPPORT",
+            "scheduler EPERM", "setuid EPERM", "wx EPERM",
         ])
     }
 }

@@ -21,7 +21,8 @@ enum DocsVocabulary {
         "THUMBD_NAME", // the placeholder in `THUMBD_NAME=value`
         "HTTPS_PROXY", "ALL_PROXY", // libcurl's environment, which SOURCE_PROXY replaces
         "TRUE", "RRGGBB", // a boolean's and a colour's spelling
-        "HOME", "MAGICK_CONFIGURE_PATH", // the environment the unit gives thumbd and ImageMagick
+        // the environment the unit gives thumbd, ImageMagick and libdispatch
+        "HOME", "MAGICK_CONFIGURE_PATH", "LIBDISPATCH_LOG",
     ]
 
     /// Every `THUMBD_X`/`IMGPROXY_X` in the text (but an example of a misspelt one, followed by
