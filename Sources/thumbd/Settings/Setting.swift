@@ -85,9 +85,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("CACHE_EVICTION_POLICY", .text, .field { $0.cache.evictionPolicy.rawValue },
                   "probation (scan-resistant) or lru: which thumbnails eviction takes first.",
                   details: "Which thumbnails eviction takes first. `probation`: a new thumbnail is on probation, "
-                      + "which keeps a hundredth of the cache, and nginx's hits keep it there; past that each of the "
-                      + "least recently used on probation meets a victim from the least recently used of the rest, "
-                      + "and the one asked for less often lately goes, the other staying, admitted (W-TinyLFU: every "
+                      + "which keeps a hundredth of the cache, and nginx's hits keep it there; past that the least "
+                      + "recently used on probation meet victims from the least recently used of the rest, the "
+                      + "most asked for against the least, and of each pair the one asked for less often lately "
+                      + "goes, the other staying, admitted (W-TinyLFU: every "
                       + "request counted in `<index>.uses`, thumbnails long evicted included), so a crawler's single "
                       + "requests replace each other and not what people look at (bench/EVICTION.md). `lru`: least "
                       + "recently used first.")
