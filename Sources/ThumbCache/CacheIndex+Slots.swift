@@ -92,15 +92,17 @@ extension CacheIndex {
         mapping.write(entry, at: slot)
     }
 
-    /// Up to a batch of entries `select` picks, marked as being removed by this process.
-    func markForRemovalLocked(_ mapping: IndexMapping, from cursor: inout Int,
+    /// Up to a batch of entries `among` and `select` pick, marked as being removed by this process;
+    /// `among` is asked first, before the slot's checksum and path are read.
+    func markForRemovalLocked(_ mapping: IndexMapping, from cursor: inout Int, among: (IndexEntry) -> Bool,
                               where select: (IndexEntryView) -> Bool) -> [Victim] {
         var batch: [Victim] = []
         while cursor < mapping.slotsInUse && batch.count < 256 {
             let slot = cursor
             cursor += 1
             var entry = mapping.entry(slot)
-            guard entry.state == .used, mapping.slotIsIntact(slot), let path = mapping.path(slot), CacheFiles.isWellFormed(path),
+            guard entry.state == .used, among(entry), mapping.slotIsIntact(slot), let path = mapping.path(slot),
+                  CacheFiles.isWellFormed(path),
                   select(IndexEntryView(entry, path: path)) else { continue }
             entry.state = .evicting
             entry.ownerPID = pid
@@ -147,10 +149,10 @@ extension CacheIndex {
     /// process filling the index died before it finished).
     func repairLocked(_ mapping: IndexMapping, checkingEverySlot: Bool, starting: Bool = false) -> Bool {
         var intact = true
-        for slot in 0..<mapping.slotsInUse {
+        mapping.walkSlots(below: mapping.slotsInUse) { slot in
             let entry = mapping.entry(slot)
-            if entry.state == .free && !checkingEverySlot { continue }
-            if entry.state == .free && entry == IndexEntry() { continue }
+            if entry.state == .free && !checkingEverySlot { return }
+            if entry.state == .free && entry == IndexEntry() { return }
             if !mapping.slotIsIntact(slot) || !(mapping.path(slot).map(CacheFiles.isWellFormed) ?? false) {
                 mapping.writePath([], at: slot)
                 mapping.write(IndexEntry(), at: slot)
@@ -158,7 +160,7 @@ extension CacheIndex {
             }
         }
         recountLocked(mapping, rebuildingTable: !(starting && intact))
-        for slot in 0..<mapping.slotsInUse {
+        mapping.walkSlots(below: mapping.slotsInUse) { slot in
             let entry = mapping.entry(slot)
             if entry.state == .pending || entry.state == .evicting,
                ownerIsGone(entry.ownerPID, starting: starting, began: entry.lastUsed) {
@@ -192,9 +194,9 @@ extension CacheIndex {
     private func recountLocked(_ mapping: IndexMapping, rebuildingTable: Bool) {
         var count: UInt64 = 0
         var bytes: UInt64 = 0
-        for slot in 0..<mapping.slotsInUse {
+        mapping.walkSlots(below: mapping.slotsInUse) { slot in
             let entry = mapping.entry(slot)
-            guard entry.state != .free else { continue }
+            guard entry.state != .free else { return }
             count += 1
             bytes &+= entry.bytes
         }
@@ -208,7 +210,7 @@ extension CacheIndex {
         let words = (mapping.base + mapping.layout.tableOffset).assumingMemoryBound(to: UInt64.self)
         for word in 0..<mapping.layout.tableSize / 2 where words[word] != 0 { words[word] = 0 }
         mapping.store(UInt64(0), at: H.tombstones)
-        for slot in 0..<mapping.slotsInUse {
+        mapping.walkSlots(below: mapping.slotsInUse) { slot in
             let entry = mapping.entry(slot)
             if entry.state != .free { placeInTableLocked(mapping, hash: entry.pathHash, slot: slot) }
         }

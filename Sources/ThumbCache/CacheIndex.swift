@@ -268,10 +268,25 @@ public final class CacheIndex: @unchecked Sendable {
     /// the files deleted outside the lock. Returns the files and bytes removed.
     @discardableResult
     public func remove(where select: (IndexEntryView) -> Bool) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+        try remove(among: { _ in true }, where: select)
+    }
+
+    /// Every file of these keys: a slot of another key is passed over before its path is read.
+    @discardableResult
+    func remove(keys: Set<UInt64>) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+        try remove(among: { keys.contains($0.keyHash) }, where: { _ in true })
+    }
+
+    private func remove(among: (IndexEntry) -> Bool,
+                        where select: (IndexEntryView) -> Bool) throws(ThumbError) -> (files: Int, bytes: UInt64) {
         var cursor = 0
         var removed = (files: 0, bytes: UInt64(0))
         while true {
-            let batch = try withLock { mapping in markForRemovalLocked(mapping, from: &cursor, where: select) }
+            let walked = cursor
+            let batch = try withLock { mapping in
+                defer { mapping.release(slots: walked..<cursor) }
+                return markForRemovalLocked(mapping, from: &cursor, among: among, where: select)
+            }
             if batch.isEmpty { return removed }
             // Outside the lock; an entry whose file could not be removed is not freed.
             let gone = batch.map { files.remove($0.path) }

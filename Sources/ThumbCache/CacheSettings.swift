@@ -3,8 +3,14 @@ public struct CacheSettings: Sendable {
     /// Bytes the cache may take on disk (its files' blocks, its directories and the index); past
     /// it the least recently used thumbnails go.
     public var maxBytes: UInt64 = 10 << 30
-    /// Files the cache may hold; also sizes the index file (`indexBytes`, 161 MB a million).
-    public var maxEntries = 1_000_000
+    /// Files the cache may hold; also sizes the index file (`indexBytes`). Unless it is set
+    /// (CACHE_MAX_ENTRIES), what `maxBytes` holds of typical thumbnails (`entries(holding:)`).
+    public var maxEntries: Int {
+        get { setMaxEntries ?? Self.entries(holding: maxBytes) }
+        set { setMaxEntries = newValue }
+    }
+    /// `maxEntries` as set, nil when it follows `maxBytes`.
+    public private(set) var setMaxEntries: Int?
     /// Eviction removes down to this percentage of each bound, so it runs in batches.
     public var lowWaterPercent = 90
     /// Which thumbnails eviction takes first.
@@ -23,8 +29,55 @@ public struct CacheSettings: Sendable {
     public func indexPath(root: String) -> String { indexPath ?? root + ".index" }
     public func hitsLogPath(root: String) -> String { hitsLogPath ?? root + ".hits.log" }
 
-    /// The index file's size for `maxEntries`, all of it reserved on disk when it is made.
-    public var indexBytes: Int { IndexLayout(maxEntries: maxEntries).fileSize }
+    // MARK: Sizing
+
+    /// What a thumbnail typically takes on disk: the median of the blocks the bench photos'
+    /// thumbnails take (150, 300 and 600 pixels wide, JPEG and WebP; the quartiles are 4, 8 and
+    /// 20 KiB). A cache of smaller ones reaches `maxEntries` before `maxBytes`.
+    public static let typicalThumbnailBytes: UInt64 = 8 << 10
+    /// The fewest entries `maxBytes` alone gives, so a small cache still holds a useful number.
+    public static let fewestEntries = 1_000
+    /// The most entries the index takes, set or not.
+    public static let mostEntries = 100_000_000
+    /// The index's share of `maxBytes` when `maxEntries` follows it, in percent at most; one
+    /// that is set may take up to half of `maxBytes`.
+    public static let followingIndexPercent: UInt64 = 5
+
+    /// The entries `maxBytes` holds of typical thumbnails, from `fewestEntries` to `mostEntries`.
+    public static func entries(holding maxBytes: UInt64) -> Int {
+        Int(min(max(maxBytes / typicalThumbnailBytes, UInt64(fewestEntries)), UInt64(mostEntries)))
+    }
+
+    /// The bytes the index file and its sketch (`<index>.uses`) take for `maxEntries`, all of
+    /// them reserved on disk when they are made and counted in `maxBytes`: about 170 an entry.
+    public var indexBytes: Int { Self.indexBytes(entries: maxEntries) }
+
+    static func indexBytes(entries: Int) -> Int {
+        let layout = IndexLayout(maxEntries: entries)
+        return layout.fileSize + FrequencySketch.fileSize(capacity: layout.capacity)
+    }
+
+    /// Why these bounds cannot work, naming the settings and the numbers.
+    public struct Problem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The index counts towards the bound: one that takes half of it leaves no room for
+    /// thumbnails, and one `maxBytes` sizes alone takes at most `followingIndexPercent` of it.
+    public func validate() throws(Problem) {
+        let index = UInt64(indexBytes)
+        if let set = setMaxEntries {
+            guard index > maxBytes / 2 else { return }
+            throw Problem(description: "CACHE_MAX_ENTRIES=\(set) makes an index of \(index) bytes, more than half of "
+                + "CACHE_MAX_BYTES=\(maxBytes), which it counts towards: raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")
+        }
+        guard index > maxBytes / 100 * Self.followingIndexPercent else { return }
+        let smallest = UInt64(Self.indexBytes(entries: Self.fewestEntries)) * 100 / Self.followingIndexPercent
+        throw Problem(description: "CACHE_MAX_BYTES=\(maxBytes) is too small to size the cache alone: its "
+            + "\(maxEntries) entries (the fewest) make an index of \(index) bytes, more than "
+            + "\(Self.followingIndexPercent) % of it: give CACHE_MAX_BYTES=\(smallest) or more, or CACHE_MAX_ENTRIES as well "
+            + "(its index at most half of CACHE_MAX_BYTES)")
+    }
 
     /// What eviction brings the cache down to.
     public var lowWaterBytes: UInt64 { maxBytes / 100 * UInt64(lowWaterPercent) }

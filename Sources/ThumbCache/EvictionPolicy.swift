@@ -7,11 +7,13 @@ public enum EvictionPolicy: String, Sendable, CaseIterable {
     case lru
     /// W-TinyLFU (Caffeine), kept in the index: a new thumbnail is on probation, which may keep a
     /// hundredth of the cache, least recently used first; hits keep it there, recently used. Past
-    /// that share each of probation's least recently used meets one of the rest's victims (of
-    /// twice as many of its least recently used as are needed, the one asked for least often), and
-    /// of the two the one asked for less often lately goes (counted in FrequencySketch, misses of
-    /// keys long evicted included); a candidate that stays is admitted, marked so in its slots. A
-    /// crawler's thumbnails are asked for once, so they replace each other, not the hot set.
+    /// that share probation's least recently used are candidates, and twice as many of the rest's
+    /// least recently used as are needed its victims; the victims asked for least often go first,
+    /// as many as the candidates cannot free, the candidates asked for most often take whatever
+    /// room is left, and the best of the other candidates meet the weakest victims, pair by pair:
+    /// of each pair the one asked for less often lately goes (counted in FrequencySketch, misses
+    /// of keys long evicted included). A candidate that stays is admitted, marked so in its slots.
+    /// A crawler's thumbnails are asked for once, so they replace each other, not the hot set.
     case probation
 
     /// The share of the cache (bytes and entries after eviction) that probation keeps: W-TinyLFU's

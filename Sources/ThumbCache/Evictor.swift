@@ -13,11 +13,18 @@ public final class Evictor: Sendable {
     private let index: CacheIndex
     private let settings: CacheSettings
     private let logger: Logger
+    /// Keys one round chooses at most: what eviction holds in memory is bounded by it.
+    private let keysPerRound: Int
 
-    public init(index: CacheIndex, settings: CacheSettings, logger: Logger) {
+    public convenience init(index: CacheIndex, settings: CacheSettings, logger: Logger) {
+        self.init(index: index, settings: settings, logger: logger, keysPerRound: CacheIndex.keysPerRound)
+    }
+
+    init(index: CacheIndex, settings: CacheSettings, logger: Logger, keysPerRound: Int) {
         self.index = index
         self.settings = settings
         self.logger = logger
+        self.keysPerRound = keysPerRound
     }
 
     public enum Overrun {
@@ -37,31 +44,41 @@ public final class Evictor: Sendable {
         return diskBytes > settings.maxBytes || usage.entries > settings.maxEntries ? .past : .within
     }
 
-    /// One round: nothing when within bounds; otherwise keys go as the policy orders them. Returns
-    /// what was removed.
+    /// Nothing when within bounds; otherwise keys go as the policy orders them, down to the
+    /// low-water mark, in rounds of at most `keysPerRound` keys, each chosen afresh. Returns what
+    /// was removed, and in how many rounds.
     @discardableResult
-    public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64) {
+    public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, rounds: Int) {
         index.noteDirectoryBytes(index.files.directoryBytes())
         let usage = index.usage
-        let diskBytes = counted(usage)
-        guard !usage.scanning, diskBytes > settings.maxBytes || usage.entries > settings.maxEntries else {
-            return (0, 0, 0)
+        guard !usage.scanning, counted(usage) > settings.maxBytes || usage.entries > settings.maxEntries else {
+            return (0, 0, 0, 0)
         }
         return try index.whileEvicting { () throws(ThumbError) in
             let started = DispatchTime.now()
-            let victims = try index.keysToEvict(
-                bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
-                entries: max(0, usage.entries - settings.lowWaterEntries),
-                policy: settings.evictionPolicy, now: index.clock()
-            )
-            let removed = try index.remove { victims.contains($0.keyHash) }
-            index.noteEviction(keys: victims.count, bytes: removed.bytes)
+            var removed = (keys: 0, files: 0, bytes: UInt64(0))
+            var rounds = 0
+            while true {
+                let usage = index.usage
+                let diskBytes = counted(usage)
+                let victims = try index.keysToEvict(
+                    bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
+                    entries: max(0, usage.entries - settings.lowWaterEntries),
+                    policy: settings.evictionPolicy, now: index.clock(), limit: keysPerRound
+                )
+                let gone = try index.remove(keys: victims)
+                index.noteEviction(keys: victims.count, bytes: gone.bytes)
+                removed = (removed.keys + victims.count, removed.files + gone.files, removed.bytes &+ gone.bytes)
+                rounds += 1
+                // A round short of its limit took every key its need asked for.
+                guard victims.count == keysPerRound, gone.files > 0 else { break }
+            }
             logger.info("evicted", metadata: [
-                "keys": "\(victims.count)", "files": "\(removed.files)", "bytes": "\(removed.bytes)",
-                "ms": "\(DispatchTime.now().milliseconds(since: started))",
+                "keys": "\(removed.keys)", "files": "\(removed.files)", "bytes": "\(removed.bytes)",
+                "rounds": "\(rounds)", "ms": "\(DispatchTime.now().milliseconds(since: started))",
             ])
-            return (victims.count, removed.files, removed.bytes)
-        } ?? (0, 0, 0)
+            return (removed.keys, removed.files, removed.bytes, rounds)
+        } ?? (0, 0, 0, 0)
     }
 
     private func counted(_ usage: CacheIndex.Usage) -> UInt64 {

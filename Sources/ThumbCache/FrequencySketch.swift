@@ -55,6 +55,9 @@ final class FrequencySketch: @unchecked Sendable {
         return (blocks, headerSize + blocks * blockSize)
     }
 
+    /// The file's size for an index of `capacity` entries.
+    static func fileSize(capacity: Int) -> Int { size(capacity).fileSize }
+
     deinit { munmap(base, fileSize) }
 
     /// Counts one request for `key`: only its smallest counters grow (conservative update), each

@@ -168,6 +168,33 @@ final class IndexMapping: @unchecked Sendable {
         min(count(IndexLayout.Header.slotsInUse), layout.capacity)
     }
 
+    /// Slots a walk keeps in this process's memory at most (4 MiB of them).
+    static let stretch = 32_768
+
+    /// Calls `body` with every slot below `end`, in order, handing each stretch of slots back to
+    /// the kernel once walked (`release`), so that a walk of every slot holds a few megabytes of
+    /// the index in this process's memory, not all of it.
+    func walkSlots(below end: Int, _ body: (Int) -> Void) {
+        var start = 0
+        while start < end {
+            let stop = min(end, start + Self.stretch)
+            for slot in start..<stop { body(slot) }
+            release(slots: start..<stop)
+            start = stop
+        }
+    }
+
+    /// Takes the pages of these slots out of this process's memory (MADV_DONTNEED): they stay in
+    /// the page cache, shared, changes and all, and come back at the next touch. An index of one
+    /// stretch of slots or fewer stays whole.
+    func release(slots: Range<Int>) {
+        guard slotsInUse > Self.stretch else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = layout.slotOffset(slots.lowerBound) / page * page
+        let end = layout.slotOffset(slots.upperBound) / page * page
+        if end > start { madvise(base + start, end - start, MADV_DONTNEED) }
+    }
+
     /// For the fields written without the lock (last use, hit counters).
     func loadRelaxed(_ offset: Int) -> UInt64 {
         cshm_load_relaxed((base + offset).assumingMemoryBound(to: UInt64.self))

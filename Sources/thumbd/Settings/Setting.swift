@@ -1,3 +1,4 @@
+import ThumbCache
 import ThumbImaging
 import ThumbRequest
 
@@ -66,14 +67,19 @@ public enum Setting: CaseIterable, Sendable {
                   "The cache index file every thumbd on the cache shares.")
         case .cacheMaxBytes:
             .init("CACHE_MAX_BYTES", .integer(1...(1 << 50)), .field { "\($0.cache.maxBytes)" },
-                  "Bytes of thumbnails to keep; past it thumbnails are evicted.",
+                  "Bytes the cache takes on disk (files' blocks, directories, index); past it thumbnails are evicted.",
                   details: "Bytes the cache takes on disk: its files' blocks, its directories and the index; past "
-                      + "it thumbnails are evicted, in the order `CACHE_EVICTION_POLICY` says.")
+                      + "it thumbnails are evicted, in the order `CACHE_EVICTION_POLICY` says. Without "
+                      + "`CACHE_MAX_ENTRIES`, it sizes that too, and must then be 3,454,720 or more.")
         case .cacheMaxEntries:
-            .init("CACHE_MAX_ENTRIES", .integer(1...100_000_000), .field { "\($0.cache.maxEntries)" },
-                  "Thumbnail files to keep; sizes the index (about 300 B each).",
-                  details: "Thumbnail files kept; also sizes the index file, 161 MB a million, reserved on disk at "
-                      + "start and counted in `CACHE_MAX_BYTES` (at most half of it).")
+            .init("CACHE_MAX_ENTRIES", .integer(1...CacheSettings.mostEntries),
+                  .described("CACHE_MAX_BYTES / 8 KiB, 1,000 to 100,000,000"),
+                  "Thumbnail files to keep; sizes the index (about 170 B each).",
+                  details: "Thumbnail files kept; also sizes the index file and its sketch, about 170 bytes an entry "
+                      + "(169 MB a million), reserved on disk at start and counted in `CACHE_MAX_BYTES`. Unset, it is "
+                      + "what `CACHE_MAX_BYTES` holds of 8 KiB thumbnails (the median a thumbnail takes on disk), "
+                      + "from 1,000 to 100,000,000: an index of at most 5 % of the bound. Set, its index may take up to "
+                      + "half of `CACHE_MAX_BYTES`.")
         case .cacheLowWater:
             .init("CACHE_LOW_WATER", .integer(1...99), .field { "\($0.cache.lowWaterPercent)" },
                   "Percent of each bound eviction brings the cache down to.")
@@ -81,9 +87,10 @@ public enum Setting: CaseIterable, Sendable {
             .init("CACHE_EVICTION_POLICY", .text, .field { $0.cache.evictionPolicy.rawValue },
                   "probation (scan-resistant) or lru: which thumbnails eviction takes first.",
                   details: "Which thumbnails eviction takes first. `probation`: a new thumbnail is on probation, "
-                      + "which keeps a hundredth of the cache, and nginx's hits keep it there; past that each of the "
-                      + "least recently used on probation meets a victim from the least recently used of the rest, "
-                      + "and the one asked for less often lately goes, the other staying, admitted (W-TinyLFU: every "
+                      + "which keeps a hundredth of the cache, and nginx's hits keep it there; past that the least "
+                      + "recently used on probation meet victims from the least recently used of the rest, the "
+                      + "most asked for against the least, and of each pair the one asked for less often lately "
+                      + "goes, the other staying, admitted (W-TinyLFU: every "
                       + "request counted in `<index>.uses`, thumbnails long evicted included), so a crawler's single "
                       + "requests replace each other and not what people look at (bench/EVICTION.md). `lru`: least "
                       + "recently used first.")

@@ -121,12 +121,10 @@ extension Settings {
         if lookup(.watermarkPath) != nil && lookup(.watermarkData) != nil {
             reader.problems.append("WATERMARK_PATH, WATERMARK_DATA: give one watermark only")
         }
-        // The index counts towards the bound: one that takes half of it leaves no room for thumbnails.
-        let indexBytes = configuration.cache.indexBytes
-        if UInt64(indexBytes) > configuration.cache.maxBytes / 2 {
-            reader.problems.append("CACHE_MAX_ENTRIES=\(configuration.cache.maxEntries) makes an index of \(indexBytes) bytes, "
-                + "more than half of CACHE_MAX_BYTES=\(configuration.cache.maxBytes), which it counts towards: "
-                + "raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")
+        do throws(CacheSettings.Problem) {
+            try configuration.cache.validate()
+        } catch {
+            reader.problems.append(error.description)
         }
         return reader.problems.isEmpty ? .success(configuration) : .failure(Problems(messages: reader.problems))
     }

@@ -56,6 +56,24 @@ struct CacheBoundTests {
         #expect(metrics["thumbd_cache_entries"] == 0)
     }
 
+    @Test func theBoundAloneSizesTheCache() throws {
+        // Given only a bound of 50 MB, as a new user sizes a small cache
+        let stack = try TestStack(environment: TestStack.signing.merging(["THUMBD_CACHE_MAX_BYTES": "50000000"]) { $1 })
+        defer { stack.shutdown() }
+
+        // When a thumbnail is asked for
+        let response = try stack.get(stack.signed("/insecure/rs:fill:64:64:0/plain/\(origin.url("/small.jpg"))@webp"))
+
+        // Then thumbd started and stored it, with as many entries as the bound holds of 8 KiB
+        // thumbnails, and an index (with its sketch) of at most 5 % of the bound
+        #expect(response.status == 200)
+        #expect(stack.cacheFiles().count == 1)
+        let stats = try stack.cacheCommand(["stats", "--json"])
+        let figures = try #require(try JSONSerialization.jsonObject(with: Data(stats.output.utf8)) as? [String: Any], "\(stats.output)")
+        #expect(figures["max_entries"] as? Int == 50_000_000 / 8192)
+        #expect((figures["index_file_bytes"] as? Int).map { $0 <= 50_000_000 / 20 } == true, "\(figures)")
+    }
+
     @Test func aThumbnailOnlyThumbdMayAnswerIsNoStaticFileUnderAnySpelling() throws {
         // Given a download (att: a header only thumbd sends), stored privately
         let stack = try TestStack(environment: TestStack.signing)

@@ -96,7 +96,6 @@ final class TestStack: @unchecked Sendable {
             "THUMBD_CACHE_ROOT": self.cacheRoot,
             "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
             "THUMBD_WORKERS": "8",
-            "THUMBD_CACHE_MAX_ENTRIES": "20000",
             "THUMBD_LOG_LEVEL": "info",
             "THUMBD_MAGICK_POLICY_DIR": Self.repositoryRoot + "/deploy",
             "THUMBD_SOCKET_GROUP": "\(Self.nginxWorkerGroup)",
@@ -104,6 +103,8 @@ final class TestStack: @unchecked Sendable {
         ]
         // Insecure unless the test gives a key, itself or in a settings file.
         if environment["THUMBD_KEY"] == nil && environment["THUMBD_CONFIG"] == nil { thumbdEnvironment["THUMBD_INSECURE"] = "true" }
+        // A small index, unless the test sizes the cache itself: its bound alone would do.
+        if environment["THUMBD_CACHE_MAX_BYTES"] == nil { thumbdEnvironment["THUMBD_CACHE_MAX_ENTRIES"] = "20000" }
         thumbdEnvironment.merge(environment) { $1 }
         for name in unsetting { thumbdEnvironment[name] = nil }
         self.thumbdEnvironment = thumbdEnvironment

@@ -250,6 +250,32 @@ struct CacheIndexTests {
         #expect(try CacheVerifier(index: second).verify().isConsistent)
     }
 
+    @Test func walksOfEverySlotHoldAStretchOfTheIndexInMemoryNotAllOfIt() throws {
+        // Given an index of 70,000 files (9 MB of slots), none of its slots in this process's memory
+        let disk = SimulatedDisk()
+        let open = { try CacheIndex(root: cache.root, path: cache.indexPath, maxEntries: 80_000, files: disk,
+                                    clock: Clock.milliseconds) }
+        let index = try open()
+        for number in 0..<70_000 {
+            let path = servedName("k\(number)")
+            try index.store(CacheIndex.Record(path: path, keyHash: UInt64(number + 1), sourceHash: 1, bytes: 4096,
+                                              isLink: false)) { () throws(ThumbError) in disk.create(path, bytes: 4096) }
+        }
+        index.current.release(slots: 0..<index.current.slotsInUse)
+        let before = try residentKilobytes(of: cache.indexPath)
+
+        // When a second process starts on it, checks every slot, and evicts a tenth
+        let second = try open()
+        try second.checkSlotsAfterStart()
+        let victims = try second.keysToEvict(bytes: 0, entries: 7_000, policy: .probation)
+
+        // Then each walk gave back the slots behind it: what it left in memory is about a stretch
+        // (4 MiB), beside the table the stores touched
+        #expect(victims.count >= 7_000, "ties at the cut's millisecond go with it")
+        let resident = try residentKilobytes(of: cache.indexPath)
+        #expect(resident - before < 5_000, "\(resident) KiB of the index resident, \(before) before")
+    }
+
     /// This process's resident memory in mappings of `path`, from /proc/self/smaps.
     func residentKilobytes(of path: String) throws -> Int {
         var inPath = false

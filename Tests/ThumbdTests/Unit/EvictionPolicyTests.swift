@@ -149,6 +149,27 @@ struct EvictionPolicyTests {
         #expect(victims == [2, 3])
     }
 
+    @Test func aNeedOfMoreKeysThanARoundChoosesIsMetInRoundsThatKeepWhatIsAskedFor() throws {
+        // Given three hundred thumbnails stored, all on probation as a scan leaves them, the first
+        // fifty served three times since
+        let index = try index()
+        for key in UInt64(1)...300 { try store(index, key) }
+        for _ in 0..<3 { for key in UInt64(1)...50 { hit(index, key) } }
+        try index.setScanning(false)
+
+        // When the cache may hold two hundred and one round chooses sixteen keys at most
+        var settings = CacheSettings()
+        settings.maxBytes = 1 << 40
+        settings.maxEntries = 200
+        let removed = try Evictor(index: index, settings: settings, logger: .init(label: "test"), keysPerRound: 16).runOnce()
+
+        // Then rounds of sixteen, each chosen afresh, take it down to the low-water mark, and
+        // every thumbnail served again stays
+        #expect(removed.keys == 120 && removed.rounds == 8, "\(removed)")
+        #expect(index.usage.entries == 180)
+        #expect(Set(try index.entries().map(\.keyHash)).isSuperset(of: 1...50))
+    }
+
     /// An eviction round that needs nothing freed: what probation holds beyond its share is let
     /// out into the room there is.
     private func settle(_ index: CacheIndex) throws {
