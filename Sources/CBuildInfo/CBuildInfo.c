@@ -10,17 +10,17 @@
 #include <thumbd_build_info.h>
 #endif
 
-#ifndef THUMBD_VERSION
-#define THUMBD_VERSION ""
+#ifndef BUILD_INFO_VERSION
+#define BUILD_INFO_VERSION ""
 #endif
-#ifndef THUMBD_COMMIT
-#define THUMBD_COMMIT "unknown"
+#ifndef BUILD_INFO_COMMIT
+#define BUILD_INFO_COMMIT "unknown"
 #endif
 
 const char *cbuildinfo_version(void) {
-    return THUMBD_VERSION;
+    return BUILD_INFO_VERSION;
 }
 
 const char *cbuildinfo_commit(void) {
-    return THUMBD_COMMIT;
+    return BUILD_INFO_COMMIT;
 }

@@ -6,7 +6,7 @@ import Testing
 /// GIF and WebP frames drawn on part of their canvas, at an offset (most GIFs on the web store
 /// each frame as the rectangle that changed): the thumbnail is the scaled canvas, and every frame
 /// shows each patch where it lands on it, with the delays, loop count and disposal kept.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct AnimationCanvasTests {
     typealias Patch = GoldenImages.Patch
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Animated GIF and WebP: kept animated when allowed, every frame resized, delays kept,
 /// bounded by the frame limit and the pixel budget.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct AnimationTests {
     static let source = GoldenImages.animation(colors: ["red", "lime", "blue"], width: 120, height: 80, delay: 25)
 

@@ -7,7 +7,7 @@ import ThumbRuntime
 
 /// The DSSIM autoquality scores with, and the search on real thumbnails: what it picks meets its
 /// target, and a simple picture gets a lower quality than a detailed photo.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct AutoQualityTests {
     static let photos = TestPhotos.directory
     static let detailed = "Kleiber_by_Lukas_Baubkus.jpg"

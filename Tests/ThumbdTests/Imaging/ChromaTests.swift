@@ -6,7 +6,7 @@ import Testing
 /// A JPEG keeps its chroma whole (4:4:4) from `subsample_below`'s quality (90 by default) and
 /// halves it both ways (4:2:0) below; a grey picture is one channel, 1x1; a WebP is converted to
 /// YUV the sharp way, which keeps colour edges closer to the source.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct ChromaTests {
     /// Saturated colours meeting at sharp edges: what chroma subsampling smears.
     static let colourful = GoldenImages.render(width: 320, height: 240, background: "gradient:orange-navy",

@@ -5,7 +5,7 @@ import Testing
 
 /// `blur` and `sharpen` cost a bounded amount per pixel, yet look as ImageMagick's own 2D
 /// Gaussian blur and sharpen did; a tiled watermark is one layer, never specks.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct FilterTests {
     /// A checkerboard of 15-pixel squares over a gradient: edges everywhere, in every channel.
     static let source: [UInt8] = GoldenImages.render(width: 240, height: 180, background: "gradient:orange-navy", format: .png) { wand in

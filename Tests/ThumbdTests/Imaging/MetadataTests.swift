@@ -4,7 +4,7 @@ import Testing
 
 /// Metadata is stripped by default but for the copyright (imgproxy's KEEP_COPYRIGHT defaults to
 /// true); kept whole with `sm:0`; the copyright goes too with `kcr:0`.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct MetadataTests {
     static let source = GoldenImages.withCopyright(GoldenImages.quadrants(width: 200, height: 100, format: .jpeg),
                                                    "Photo by Someone")

@@ -4,7 +4,7 @@ import Testing
 
 /// Which of ImageMagick's EXIF orientations turn the picture a quarter, swapping width and height
 /// for the geometry.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct OrientationTests {
     @Test func orientationsFiveToEightAreTransposed() {
         let orientations: [(OrientationType, Bool)] = [

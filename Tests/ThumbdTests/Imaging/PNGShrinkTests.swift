@@ -6,7 +6,7 @@ import Testing
 
 /// A PNG averaged in squares while libpng decodes it gives the thumbnail a full decode gives,
 /// whatever its pixel layout; what it cannot take (interlacing, damage) ImageMagick reads whole.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct PNGShrinkTests {
     /// 1200x900 of detail (and of alpha where the layout has it) in every layout libpng writes.
     static func picture(_ layout: ImageType, depth: Int = 8, interlaced: Bool = false) -> [UInt8] {

@@ -8,7 +8,7 @@ import Testing
 /// the thumbnail has the planned size, and decoding at a reduced size (a JPEG's DC scans or
 /// libjpeg's DCT scaling, libwebp's rescaler, a PNG's rows averaged) gives the same picture as a
 /// full decode, within a tolerance, as sharp.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct PhotoTests {
     static let directory = TestPhotos.directory
     static let names = ["Bridge_by_Sander_Klootwijk.jpg", "Kleiber_by_Lukas_Baubkus.jpg", "seeding_by_Clements_Engelhardt.jpg",

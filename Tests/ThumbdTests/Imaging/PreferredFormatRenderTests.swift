@@ -5,7 +5,7 @@ import Testing
 
 /// A URL that names no format, rendered in a preferred format: what the result has (alpha,
 /// padding, an animation) picks it, as imgproxy's determineOutputFormat does.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct PreferredFormatRenderTests {
     static func render(_ source: [UInt8], _ sourceFormat: SourceFormat, preferred: [ImageFormat] = [.jpeg, .png, .gif],
                        maxFrames: Int = 1, edit: (inout ProcessingOptions) -> Void = { _ in }) throws -> Renderer.Rendered {

@@ -6,7 +6,7 @@ import Testing
 
 /// A progressive JPEG decoded at 1/8 scale from its DC scans gives the pixels libjpeg gives the
 /// whole file (luma exactly); anything else is read whole.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct ProgressiveJPEGTests {
     /// A detailed picture (so that AC coefficients matter at every scale but 1/8), as a JPEG
     /// with the given chroma sampling, progressive or not.

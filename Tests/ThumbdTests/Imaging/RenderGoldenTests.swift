@@ -6,7 +6,7 @@ import Testing
 
 /// The render against images with known content: sizes, orientation, and the colour of known
 /// regions within a tolerance (never bytes, so ImageMagick upgrades do not break them).
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct RenderGoldenTests {
     static let rgb: [String: (Int, Int, Int)] = [
         "red": (255, 0, 0), "lime": (0, 255, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0),

@@ -6,7 +6,7 @@ import Testing
 
 /// Formats thumbd reads but does not write: recognised by their first bytes, rendered, and
 /// written as JPEG when the URL names no format.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct SourceFormatTests {
     /// Draws a 160 x 120 gradient in an ImageMagick coder thumbd has no ImageFormat for.
     static func drawn(_ coder: String) -> [UInt8] {

@@ -3,7 +3,7 @@ import Testing
 @testable import ThumbRequest
 
 /// `wm` over a 400 x 200 white source with a 40 x 20 blue watermark configured.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct WatermarkTests {
     static let source = GoldenImages.render(width: 400, height: 200, background: "xc:white", format: .png) { _ in }
     static let mark = GoldenImages.render(width: 40, height: 20, background: "xc:blue", format: .png) { _ in }

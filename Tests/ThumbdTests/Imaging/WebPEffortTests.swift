@@ -4,7 +4,7 @@ import Testing
 
 /// WEBP_EFFORT is libwebp's method: a harder search writes the same picture in fewer bytes, a
 /// still through ImageMagick and an animation through libwebp's own encoder alike.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct WebPEffortTests {
     static func render(_ source: [UInt8], _ sourceFormat: SourceFormat, as format: ImageFormat, effort: Int) throws -> [UInt8] {
         TestImages.startImageMagick()

@@ -3,7 +3,9 @@ import Testing
 
 // The imaging tests keep a core busy for seconds each. On Swift's cooperative pool (a thread per
 // core) they held both threads, and every other test, however quick, waited behind them while its
-// time limit ran: on a busy machine unit tests that take milliseconds failed their 60 s.
+// time limit ran: on a busy machine unit tests that take milliseconds failed their 60 s. Their own
+// limits are generous (5 minutes): a test's clock runs while it waits for one of the pool's threads,
+// and on a busy machine the last of them waits for most of the others.
 
 extension Trait where Self == ComputingTrait {
     /// The suite's tests compute for long: they run on a pool of their own, as many threads as

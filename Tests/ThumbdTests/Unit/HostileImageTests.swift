@@ -9,7 +9,7 @@ import Testing
 /// floods, broken files) are refused in-process under thumbd's policy, deploy/policy.xml, while
 /// the formats thumbd serves still decode. ContentSniffer stops most of these before ImageMagick;
 /// these tests take it away and show the policy holds on its own.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct HostileImageTests {
     init() throws {
         TestImages.startImageMagick()

@@ -4,7 +4,7 @@ import Testing
 
 /// Smart crop finds the window with the most to look at: on drawn buffers where the answer is
 /// known, and once through ImageMagick against what the centre crop would have kept.
-@Suite(.computing, .timeLimit(.minutes(2)))
+@Suite(.computing, .timeLimit(.minutes(5)))
 struct SmartCropTests {
     /// A buffer to draw on, grey unless told otherwise.
     struct Canvas {
