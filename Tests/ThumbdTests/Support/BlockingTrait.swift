@@ -11,20 +11,22 @@ import Glibc
 // on 2 cores saw three BlockingPoolTests, which take milliseconds, fail their 60 s so while a
 // cluster test and a browser test held both threads).
 
-extension Trait where Self == BlockingTrait {
+extension Trait where Self == ExecutorTrait {
     /// The suite's tests block while they wait: they run on threads of their own, never on Swift's
     /// cooperative pool, which the tests that do not block and the time limits' clocks then have.
-    static var blocking: Self { BlockingTrait() }
+    static var blocking: Self { ExecutorTrait(executor: ThreadPerJobExecutor.shared) }
 }
 
-/// Runs a test (or each test of a suite) with a task executor that gives every job a new thread.
-/// The test stays in its task, so what it records (`#expect`, its time limit) is still its own.
-struct BlockingTrait: SuiteTrait, TestTrait, TestScoping {
+/// Runs a test (or each test of a suite) with a task executor that is not Swift's cooperative
+/// pool. The test stays in its task, so what it records (`#expect`, its time limit) is still its own.
+struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
+    let executor: any TaskExecutor
+
     var isRecursive: Bool { true }
 
     func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
+        try await withTaskExecutorPreference(executor) { try await function() }
     }
 }
 

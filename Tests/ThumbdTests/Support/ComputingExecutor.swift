@@ -7,21 +7,10 @@ import Testing
 // limits are generous (5 minutes): a test's clock runs while it waits for one of the pool's threads,
 // and on a busy machine the last of them waits for most of the others.
 
-extension Trait where Self == ComputingTrait {
+extension Trait where Self == ExecutorTrait {
     /// The suite's tests compute for long: they run on a pool of their own, as many threads as
     /// cores, and Swift's cooperative pool stays free for the rest.
-    static var computing: Self { ComputingTrait() }
-}
-
-/// Runs a test (or each test of a suite) with a task executor of its own threads. The test stays
-/// in its task, so what it records (`#expect`, its time limit) is still its own.
-struct ComputingTrait: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
-
-    func provideScope(for test: Test, testCase: Test.Case?,
-                      performing function: @Sendable () async throws -> Void) async throws {
-        try await withTaskExecutorPreference(ComputingExecutor.shared) { try await function() }
-    }
+    static var computing: Self { ExecutorTrait(executor: ComputingExecutor.shared) }
 }
 
 /// A task executor with a thread per core, each taking the next job in the order they came.
