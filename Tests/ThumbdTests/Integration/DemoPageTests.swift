@@ -169,12 +169,14 @@ final class DemoRun {
         }
         try prepare(directory)
         // As from a user's shell: not the restrictive ImageMagick policy these tests draw under.
-        // deploy/run (bash) sees the TERM that stops it: ChildProcess blocks no signal.
+        // deploy/run (bash) sees the TERM that stops it: ChildProcess blocks no signal. The page's
+        // first load renders every picture at once: on a busy machine a render took more than the
+        // default 10 s, answered 504, so the deadlines are nginx's 60 s here.
         let process = try ChildProcess(
             TestStack.repositoryRoot + "/deploy/run", [],
             environment: ProcessInfo.processInfo.environment.filter { $0.key != "MAGICK_CONFIGURE_PATH" }.merging([
                 "THUMBD_BINARY": TestStack.thumbdBinary, "THUMBD_HTTP_PORT": "\(port)", "THUMBD_RUN_DIR": directory,
-                "THUMBD_PHOTOS": photoDirectory,
+                "THUMBD_PHOTOS": photoDirectory, "THUMBD_TIMEOUT": "55", "THUMBD_MAX_RENDER_SECONDS": "55",
             ]) { $1 },
             stderr: .file(directory + "/deploy-run.log"))
         self.process = process
