@@ -1,8 +1,8 @@
 import ThumbRuntime
 
-/// One round of eviction's choice, made as cuts across rankings of the slots (RankCut) instead of
+/// One eviction's choice, made as cuts across rankings of the slots (RankCut) instead of
 /// tables of every key, so that its memory does not grow with the index: a bit a slot, a few
-/// histograms, and the keys of one round (`CacheIndex.keysPerRound`).
+/// histograms, and the keys of one batch (`CacheIndex.keysPerBatch`).
 ///
 /// Slots are ranked by age (the oldest first) and by value: how often their key was asked for
 /// (FrequencySketch), the least recently used of a tie first. Under `probation` (EvictionPolicy),
@@ -59,7 +59,7 @@ struct EvictionPlan {
         switch policy {
         case .lru:
             var cut = RankCut(.atLeast(need), ranks: 0...ages - 1)
-            passes(&cut) { entry in (true, age(entry.lastUsed)) }
+            passes(&cut) { entry in age(entry.lastUsed) }
             candidatesEnd = cut.end ?? 0
         case .probation:
             planProbation(freeing: need, total: total, held: held)
@@ -73,7 +73,7 @@ struct EvictionPlan {
         let share = Amount(bytes: (total.bytes > need.bytes ? total.bytes - need.bytes : 0) / 100 * percent,
                            entries: max(0, total.entries - need.entries) * Int(percent) / 100)
         var candidates = RankCut(.atLeast(Self.excess(held, over: share)), ranks: 0...ages - 1)
-        passes(&candidates) { entry in (!entry.admitted, age(entry.lastUsed)) }
+        passes(&candidates) { entry in entry.admitted ? nil : age(entry.lastUsed) }
         candidatesEnd = candidates.end ?? 0
         // What the candidates cannot free comes from the pool's least valuable first; what they
         // free beyond the need is room the rest has for them (a cache filling up).
@@ -82,14 +82,14 @@ struct EvictionPlan {
         let room = Self.excess(freed, over: need)
         let pooled = rest + freed
         var pool = RankCut(.atLeast(pooled + pooled), ranks: 0...ages - 1)
-        passes(&pool) { entry in (entry.admitted, age(entry.lastUsed)) }
+        passes(&pool) { entry in entry.admitted ? age(entry.lastUsed) : nil }
         poolEnd = pool.end ?? 0
 
         let top = 256 * ages - 1
         var restCut = RankCut(.atLeast(rest), ranks: 0...top)
         var roomCut = RankCut(.atMost(room), ranks: 0...top)
         while !(restCut.isDone && roomCut.isDone) {
-            forEachSettled { entry in
+            forEachSettled { _, entry in
                 if let value = poolValue(entry) { restCut.count(value, Self.amount(entry)) }
                 if let value = candidateValue(entry) { roomCut.count(top - value, Self.amount(entry)) }
             }
@@ -102,7 +102,7 @@ struct EvictionPlan {
         // The best of the other candidates against the weakest of the rest of the pool.
         var contenders = [Int](repeating: 0, count: 256)
         var victims = [Int](repeating: 0, count: 256)
-        forEachSettled { entry in
+        forEachSettled { _, entry in
             if let value = candidateValue(entry), value < roomFrom { contenders[Int(value / ages)] += 1 }
             if let value = poolValue(entry), value >= victimsEnd { victims[Int(value / ages)] += 1 }
         }
@@ -112,7 +112,7 @@ struct EvictionPlan {
         var winners = RankCut(.atLeast(Amount(entries: roomCut.taken.entries + won)), ranks: 0...top)
         var paired = RankCut(.atLeast(Amount(entries: restCut.taken.entries + won)), ranks: 0...top)
         while !(winners.isDone && paired.isDone) {
-            forEachSettled { entry in
+            forEachSettled { _, entry in
                 if let value = candidateValue(entry) { winners.count(top - value, Self.amount(entry)) }
                 if let value = poolValue(entry) { paired.count(value, Self.amount(entry)) }
             }
@@ -151,23 +151,25 @@ struct EvictionPlan {
 
     // MARK: Ranks
 
-    private func age(_ lastUsed: UInt64) -> UInt64 {
-        min(max(lastUsed, oldest), now) - oldest
+    /// The rank of a last use by age; nil for one after the plan began: what was used since (a
+    /// hit, a store) is recent, whatever the cuts say.
+    private func age(_ lastUsed: UInt64) -> UInt64? {
+        lastUsed <= now ? max(lastUsed, oldest) - oldest : nil
     }
 
-    private func value(_ keyHash: UInt64, lastUsed: UInt64) -> UInt64 {
-        UInt64(uses.estimate(keyHash)) * ages + age(lastUsed)
+    private func value(_ keyHash: UInt64, age: UInt64) -> UInt64 {
+        UInt64(uses.estimate(keyHash)) * ages + age
     }
 
     /// A candidate's value; nil for a slot that is none.
     private func candidateValue(_ entry: IndexEntry) -> UInt64? {
-        guard !entry.admitted, age(entry.lastUsed) < candidatesEnd else { return nil }
-        return value(entry.keyHash, lastUsed: entry.lastUsed)
+        guard !entry.admitted, let age = age(entry.lastUsed), age < candidatesEnd else { return nil }
+        return value(entry.keyHash, age: age)
     }
 
     private func poolValue(_ entry: IndexEntry) -> UInt64? {
-        guard entry.admitted, age(entry.lastUsed) < poolEnd else { return nil }
-        return value(entry.keyHash, lastUsed: entry.lastUsed)
+        guard entry.admitted, let age = age(entry.lastUsed), age < poolEnd else { return nil }
+        return value(entry.keyHash, age: age)
     }
 
     // MARK: What goes
@@ -193,28 +195,33 @@ struct EvictionPlan {
     }
 
     private func goes(_ keyHash: UInt64, _ key: Key) -> Bool {
-        let age = age(key.lastUsed)
+        guard let age = age(key.lastUsed) else { return false }
         switch policy {
         case .lru:
             return age < candidatesEnd
         case .probation:
             guard age < (key.admitted ? poolEnd : candidatesEnd) else { return false }
-            let value = value(keyHash, lastUsed: key.lastUsed)
-            return value < (key.admitted ? victimsEnd : winnersFrom)
+            return value(keyHash, age: age) < (key.admitted ? victimsEnd : winnersFrom)
         }
     }
 
     /// The keys this plan evicts, at most `limit` of them (`truncated` then), and what they free:
     /// a pass gathers the keys one of whose files may go, and a second adds up each one's files.
-    func victims(limit: Int) -> (keys: Set<UInt64>, freed: Amount, truncated: Bool) {
+    func victims(from cursor: inout Int, limit: Int) -> (keys: Set<UInt64>, freed: Amount, truncated: Bool) {
         var keys: [UInt64: Key] = [:]
         var truncated = false
-        forEachSettled { entry in
+        forEachSettled(from: cursor) { slot, entry in
             guard !truncated, keys[entry.keyHash] == nil, mayGo(entry) else { return }
-            if keys.count < limit { keys[entry.keyHash] = Key() } else { truncated = true }
+            if keys.count < limit {
+                keys[entry.keyHash] = Key()
+            } else {
+                truncated = true
+                cursor = slot
+            }
         }
-        guard !keys.isEmpty else { return ([], .none, false) }
-        forEachSettled { entry in keys[entry.keyHash]?.add(entry) }
+        if !truncated { cursor = mapping.slotsInUse }
+        guard !keys.isEmpty else { return ([], .none, truncated) }
+        forEachSettled { _, entry in keys[entry.keyHash]?.add(entry) }
         var chosen = Set<UInt64>(minimumCapacity: keys.count)
         var freed = Amount.none
         for (keyHash, key) in keys where goes(keyHash, key) {
@@ -253,24 +260,23 @@ struct EvictionPlan {
 
     // MARK: Passes
 
-    /// Passes over the settled slots until the cut is found, counting the slots `rank` gives a
-    /// rank to (`true`) at that rank.
-    private func passes(_ cut: inout RankCut, _ rank: (IndexEntry) -> (Bool, UInt64)) {
+    /// Passes over the settled slots until the cut is found, counting each slot at the rank
+    /// `rank` gives it (none: not counted).
+    private func passes(_ cut: inout RankCut, _ rank: (IndexEntry) -> UInt64?) {
         while !cut.isDone {
-            forEachSettled { entry in
-                let (counted, value) = rank(entry)
-                if counted { cut.count(value, Self.amount(entry)) }
+            forEachSettled { _, entry in
+                if let value = rank(entry) { cut.count(value, Self.amount(entry)) }
             }
             cut.finishPass()
         }
     }
 
-    /// The slots settled when the plan began that still are.
-    private func forEachSettled(_ body: (IndexEntry) -> Void) {
-        mapping.walkSlots(below: min(mapping.slotsInUse, settled.count * 64)) { slot in
+    /// The slots settled when the plan began that still are, from slot `start` on.
+    private func forEachSettled(from start: Int = 0, _ body: (Int, IndexEntry) -> Void) {
+        mapping.walkSlots(from: start, below: min(mapping.slotsInUse, settled.count * 64)) { slot in
             guard settled[slot / 64] & (1 << UInt64(slot % 64)) != 0 else { return }
             let entry = mapping.entry(slot)
-            if entry.state == .used { body(entry) }
+            if entry.state == .used { body(slot, entry) }
         }
     }
 

@@ -13,18 +13,18 @@ public final class Evictor: Sendable {
     private let index: CacheIndex
     private let settings: CacheSettings
     private let logger: Logger
-    /// Keys one round chooses at most: what eviction holds in memory is bounded by it.
-    private let keysPerRound: Int
+    /// Keys one batch gathers at most: what eviction holds in memory is bounded by it.
+    private let keysPerBatch: Int
 
     public convenience init(index: CacheIndex, settings: CacheSettings, logger: Logger) {
-        self.init(index: index, settings: settings, logger: logger, keysPerRound: CacheIndex.keysPerRound)
+        self.init(index: index, settings: settings, logger: logger, keysPerBatch: CacheIndex.keysPerBatch)
     }
 
-    init(index: CacheIndex, settings: CacheSettings, logger: Logger, keysPerRound: Int) {
+    init(index: CacheIndex, settings: CacheSettings, logger: Logger, keysPerBatch: Int) {
         self.index = index
         self.settings = settings
         self.logger = logger
-        self.keysPerRound = keysPerRound
+        self.keysPerBatch = keysPerBatch
     }
 
     public enum Overrun {
@@ -45,10 +45,11 @@ public final class Evictor: Sendable {
     }
 
     /// Nothing when within bounds; otherwise keys go as the policy orders them, down to the
-    /// low-water mark, in rounds of at most `keysPerRound` keys, each chosen afresh. Returns what
-    /// was removed, and in how many rounds.
+    /// low-water mark, in batches of at most `keysPerBatch` keys. A plan that leaves the need
+    /// unmet (a key kept for a newer file, stores meanwhile) is followed by another, a few at most.
+    /// Returns what was removed, and in how many batches.
     @discardableResult
-    public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, rounds: Int) {
+    public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
         index.noteDirectoryBytes(index.files.directoryBytes())
         let usage = index.usage
         guard !usage.scanning, counted(usage) > settings.maxBytes || usage.entries > settings.maxEntries else {
@@ -56,28 +57,24 @@ public final class Evictor: Sendable {
         }
         return try index.whileEvicting { () throws(ThumbError) in
             let started = DispatchTime.now()
-            var removed = (keys: 0, files: 0, bytes: UInt64(0))
-            var rounds = 0
-            while true {
+            var removed = (keys: 0, files: 0, bytes: UInt64(0), batches: 0)
+            for _ in 0..<4 {
                 let usage = index.usage
                 let diskBytes = counted(usage)
-                let victims = try index.keysToEvict(
-                    bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
-                    entries: max(0, usage.entries - settings.lowWaterEntries),
-                    policy: settings.evictionPolicy, now: index.clock(), limit: keysPerRound
-                )
-                let gone = try index.remove(keys: victims)
-                index.noteEviction(keys: victims.count, bytes: gone.bytes)
-                removed = (removed.keys + victims.count, removed.files + gone.files, removed.bytes &+ gone.bytes)
-                rounds += 1
-                // A round short of its limit took every key its need asked for.
-                guard victims.count == keysPerRound, gone.files > 0 else { break }
+                let need = (bytes: diskBytes > settings.lowWaterBytes ? diskBytes - settings.lowWaterBytes : 0,
+                            entries: max(0, usage.entries - settings.lowWaterEntries))
+                guard need.bytes > 0 || need.entries > 0 || removed.batches == 0 else { break }
+                let plan = try index.evict(bytes: need.bytes, entries: need.entries, policy: settings.evictionPolicy,
+                                           now: index.clock(), limit: keysPerBatch)
+                removed = (removed.keys + plan.keys, removed.files + plan.files, removed.bytes &+ plan.bytes,
+                           removed.batches + plan.batches)
+                if plan.files == 0 { break }
             }
             logger.info("evicted", metadata: [
                 "keys": "\(removed.keys)", "files": "\(removed.files)", "bytes": "\(removed.bytes)",
-                "rounds": "\(rounds)", "ms": "\(DispatchTime.now().milliseconds(since: started))",
+                "batches": "\(removed.batches)", "ms": "\(DispatchTime.now().milliseconds(since: started))",
             ])
-            return (removed.keys, removed.files, removed.bytes, rounds)
+            return removed
         } ?? (0, 0, 0, 0)
     }
 

@@ -63,10 +63,9 @@ final class FrequencySketch: @unchecked Sendable {
     /// Counts one request for `key`: only its smallest counters grow (conservative update), each
     /// up to 255.
     func increment(_ key: UInt64) {
-        let counters = offsets(key)
-        let least = counters.reduce(UInt8.max) { min($0, load($1)) }
+        let least = estimate(key)
         if least < UInt8.max {
-            for offset in counters where load(offset) == least { store(least + 1, at: offset) }
+            forEachCounter(of: key) { offset in if load(offset) == least { store(least + 1, at: offset) } }
         }
         let done = cshm_add_relaxed((base + Header.increments).assumingMemoryBound(to: UInt64.self), 1)
         // Exactly one increment lands on each multiple, so one process halves.
@@ -75,7 +74,9 @@ final class FrequencySketch: @unchecked Sendable {
 
     /// How often `key` was asked for, as far as the sketch can tell (never less).
     func estimate(_ key: UInt64) -> UInt8 {
-        offsets(key).reduce(UInt8.max) { min($0, load($1)) }
+        var least = UInt8.max
+        forEachCounter(of: key) { least = min(least, load($0)) }
+        return least
     }
 
     /// Every counter halved, eight at a time.
@@ -86,12 +87,13 @@ final class FrequencySketch: @unchecked Sendable {
         }
     }
 
-    /// One counter in each row of the key's block.
-    private func offsets(_ key: UInt64) -> [Int] {
+    /// One counter in each row of the key's block, by offset; no array, since eviction asks this
+    /// of every slot it weighs.
+    private func forEachCounter(of key: UInt64, _ body: (Int) -> Void) {
         let mixed = Self.mix(key)
         let block = Self.headerSize + (Int(truncatingIfNeeded: mixed >> 32) & (blocks - 1)) * Self.blockSize
         let perRow = Self.blockSize / Self.rows
-        return (0..<Self.rows).map { row in block + row * perRow + (Int(truncatingIfNeeded: mixed >> (row * 4)) & (perRow - 1)) }
+        for row in 0..<Self.rows { body(block + row * perRow + (Int(truncatingIfNeeded: mixed >> (row * 4)) & (perRow - 1))) }
     }
 
     private func load(_ offset: Int) -> UInt8 {

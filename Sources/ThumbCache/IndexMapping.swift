@@ -171,11 +171,11 @@ final class IndexMapping: @unchecked Sendable {
     /// Slots a walk keeps in this process's memory at most (4 MiB of them).
     static let stretch = 32_768
 
-    /// Calls `body` with every slot below `end`, in order, handing each stretch of slots back to
-    /// the kernel once walked (`release`), so that a walk of every slot holds a few megabytes of
-    /// the index in this process's memory, not all of it.
-    func walkSlots(below end: Int, _ body: (Int) -> Void) {
-        var start = 0
+    /// Calls `body` with every slot from `first` to below `end`, in order, handing each stretch of
+    /// slots back to the kernel once walked (`release`), so that a walk of every slot holds a few
+    /// megabytes of the index in this process's memory, not all of it.
+    func walkSlots(from first: Int = 0, below end: Int, _ body: (Int) -> Void) {
+        var start = first
         while start < end {
             let stop = min(end, start + Self.stretch)
             for slot in start..<stop { body(slot) }

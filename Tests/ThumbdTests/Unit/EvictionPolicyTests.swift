@@ -149,7 +149,7 @@ struct EvictionPolicyTests {
         #expect(victims == [2, 3])
     }
 
-    @Test func aNeedOfMoreKeysThanARoundChoosesIsMetInRoundsThatKeepWhatIsAskedFor() throws {
+    @Test func aNeedOfMoreKeysThanABatchGathersIsMetInBatchesThatKeepWhatIsAskedFor() throws {
         // Given three hundred thumbnails stored, all on probation as a scan leaves them, the first
         // fifty served three times since
         let index = try index()
@@ -157,15 +157,15 @@ struct EvictionPolicyTests {
         for _ in 0..<3 { for key in UInt64(1)...50 { hit(index, key) } }
         try index.setScanning(false)
 
-        // When the cache may hold two hundred and one round chooses sixteen keys at most
+        // When the cache may hold two hundred and a batch gathers sixteen keys at most
         var settings = CacheSettings()
         settings.maxBytes = 1 << 40
         settings.maxEntries = 200
-        let removed = try Evictor(index: index, settings: settings, logger: .init(label: "test"), keysPerRound: 16).runOnce()
+        let removed = try Evictor(index: index, settings: settings, logger: .init(label: "test"), keysPerBatch: 16).runOnce()
 
-        // Then rounds of sixteen, each chosen afresh, take it down to the low-water mark, and
-        // every thumbnail served again stays
-        #expect(removed.keys == 120 && removed.rounds == 8, "\(removed)")
+        // Then batches of sixteen take it down to the low-water mark, and every thumbnail served
+        // again stays
+        #expect(removed.keys == 120 && removed.batches == 8, "\(removed)")
         #expect(index.usage.entries == 180)
         #expect(Set(try index.entries().map(\.keyHash)).isSuperset(of: 1...50))
     }
