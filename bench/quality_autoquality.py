@@ -45,7 +45,8 @@ WHOLE_CHROMA = (40, 0.02, "/ssb:0")
 REPEATS = 2
 BYTES_TARGET = 0.80
 CPU_TARGET = 2.5
-RENDERED = re.compile(r"(?:autoquality q(?P<q>\d+)(?: (?P<chroma>4:\d:\d))? after (?P<encodes>\d+) encodes(?:, DSSIM (?P<dssim>[\d.]+))?, )?"
+RENDERED = re.compile(r"(?:autoquality q(?P<q>\d+)(?: (?P<chroma>4:\d:\d))? after (?P<encodes>\d+) encodes"
+                      r"(?:, DSSIM (?P<dssim>[\d.]+)(?: on [\d.]+ MP)?)?, )?"
                       r"rendered in [\d.]+ ms \(CPU (?P<cpu>[\d.]+) ms\)")
 
 
