@@ -3,15 +3,11 @@ import Testing
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
 /// in it are that user's writing. It stays root only in a cache that is root's alone.
-@Suite(.blocking, .timeLimit(.minutes(1)))
+@Suite(.blocking, .timeLimit(.minutes(1)), .enabled(if: geteuid() == 0, "needs root"))
 struct CacheCommandOwnerTests {
     /// The root named as it is, and by a symlink root made to it.
     @Test(arguments: [false, true])
     func runAsRootThePurgeBecomesTheCachesOwner(throughSymlink: Bool) throws {
-        guard geteuid() == 0 else {
-            print("skipped: needs root")
-            return
-        }
         // Given a cache owned by nobody, whose index counts a thumbnail of nobody's and a file in
         // a directory only root may write
         let nobody = try #require(getpwnam("nobody")).pointee
@@ -27,9 +23,7 @@ struct CacheCommandOwnerTests {
         if throughSymlink { try FileManager.default.createSymbolicLink(atPath: root, withDestinationPath: cache.root) }
 
         // When root purges everything
-        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
-            "THUMBD_CACHE_ROOT": root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
-        ])
+        let (status, text) = try purgeAll(root: root, index: cache.indexPath)
 
         // Then it removed what nobody could remove, and left root's file where it was
         #expect(status == 0, "\(text)")
@@ -39,10 +33,6 @@ struct CacheCommandOwnerTests {
     }
 
     @Test func runAsRootThePurgeTakesTheOwnersGroupNotTheCaches() throws {
-        guard geteuid() == 0 else {
-            print("skipped: needs root")
-            return
-        }
         // Given a cache as the package lays it out: nobody's (as thumbd's), in nginx's group
         // www-data, which nobody is not in, with a thumbnail of nobody's and one in a directory
         // only root and that group may write
@@ -60,9 +50,7 @@ struct CacheCommandOwnerTests {
         chown(cache.indexPath, nobody.pw_uid, webGroup)
 
         // When root purges everything
-        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
-            "THUMBD_CACHE_ROOT": cache.root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
-        ])
+        let (status, text) = try purgeAll(root: cache.root, index: cache.indexPath)
 
         // Then it removed what nobody could remove, and not what only the cache's group could
         #expect(status == 0, "\(text)")
@@ -74,10 +62,6 @@ struct CacheCommandOwnerTests {
     /// Root's cache root, writable by a group (nobody's), by everyone, or by root alone.
     @Test(arguments: [(0o775 as mode_t, false), (0o757, false), (0o755, true)])
     func runAsRootTheCommandStaysRootOnlyInACacheThatIsRootsAlone(mode: mode_t, staysRoot: Bool) throws {
-        guard geteuid() == 0 else {
-            print("skipped: needs root")
-            return
-        }
         // Given a cache root owned by root, in nobody's group, with this mode, and a thumbnail in it
         let nobody = try #require(getpwnam("nobody")).pointee
         let cache = try TestCache()
@@ -86,9 +70,7 @@ struct CacheCommandOwnerTests {
         #expect(chown(cache.root, 0, nobody.pw_gid) == 0 && chmod(cache.root, mode) == 0)
 
         // When root purges everything
-        let (status, text) = try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
-            "THUMBD_CACHE_ROOT": cache.root, "THUMBD_CACHE_INDEX": cache.indexPath, "THUMBD_INSECURE": "true",
-        ])
+        let (status, text) = try purgeAll(root: cache.root, index: cache.indexPath)
 
         // Then it does so as root only where no one else may write; elsewhere it refuses, says
         // why, and removes nothing
@@ -100,5 +82,12 @@ struct CacheCommandOwnerTests {
             #expect(text.contains("is root's, but its group or others may write it"), "\(text)")
             #expect(cache.exists(servedName("nn")))
         }
+    }
+
+    /// `thumbd cache purge --all` on the cache at `root`, as an operator runs it.
+    private func purgeAll(root: String, index: String) throws -> (status: Int32, output: String) {
+        try TestStack.thumbdCommand(["cache", "purge", "--all"], environment: [
+            "THUMBD_CACHE_ROOT": root, "THUMBD_CACHE_INDEX": index, "THUMBD_INSECURE": "true",
+        ])
     }
 }
