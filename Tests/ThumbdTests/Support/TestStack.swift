@@ -285,7 +285,9 @@ final class TestStack: @unchecked Sendable {
     /// A socket listening on a port of 127.0.0.1 the kernel picks, closed on exec but for the
     /// child it is handed to.
     private static func listeningSocket() throws -> (fd: Int32, port: Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking, as nginx makes its own: it does not change an inherited socket, and a worker
+        // woken with another for one connection would block in accept, holding every connection it has.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw StackError("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
