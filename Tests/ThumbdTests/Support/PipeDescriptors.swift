@@ -17,12 +17,18 @@ struct PipeDescriptors {
         (reading, writing) = (ends[0], ends[1])
     }
 
-    /// Reads until the writing ends are all closed, and closes `fd`.
-    static func readToEnd(_ fd: Int32) -> [UInt8] {
+    /// Reads until the writing ends are all closed, or until `deadline` (a daemon the program
+    /// started may hold a writing end for good), and closes `fd`.
+    static func readToEnd(_ fd: Int32, until deadline: ContinuousClock.Instant) -> [UInt8] {
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
+            let left = deadline - .now
+            guard left > .zero else { return bytes }
+            var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, Int32(min(left / .milliseconds(1), 1_000)) + 1)
+            if polled == 0 || (polled < 0 && errno == EINTR) { continue }
             let count = read(fd, &chunk, chunk.count)
             if count > 0 {
                 bytes += chunk[..<count]

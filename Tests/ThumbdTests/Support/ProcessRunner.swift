@@ -27,8 +27,10 @@ enum ProcessRunner {
         }
         for fd in [stdin.reading, stdout.writing, stderr.writing] { close(fd) }
         // Read both outputs while writing, so that neither pipe fills and stalls the program.
-        let errors = Thread.runDetached { PipeDescriptors.readToEnd(stderr.reading) }
-        let output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading) }
+        // A little past the run's own limit: what it wrote is in the pipes by then.
+        let readUntil = ContinuousClock.now + .seconds(timeout + 10)
+        let errors = Thread.runDetached { PipeDescriptors.readToEnd(stderr.reading, until: readUntil) }
+        let output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading, until: readUntil) }
         PipeDescriptors.writeAll(input, to: stdin.writing)
         close(stdin.writing)
         do {

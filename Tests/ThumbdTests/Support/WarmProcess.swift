@@ -33,7 +33,7 @@ final class WarmProcess: @unchecked Sendable {
             stderr: .descriptor(stderr.writing))
         for fd in [stdin.reading, stdout.writing, stderr.writing] { close(fd) }
         // Read while it runs, so a full pipe never stalls it.
-        output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading) }
+        output = Thread.runDetached { PipeDescriptors.readToEnd(stdout.reading, until: .now + .seconds(130)) }
         errors = Thread.runDetached { [errorsRead] in
             defer { close(stderr.reading) }
             var chunk = [UInt8](repeating: 0, count: 4096)
