@@ -92,12 +92,14 @@ extension CacheIndex {
         mapping.write(entry, at: slot)
     }
 
-    /// Up to a batch of entries `among` and `select` pick, marked as being removed by this process;
-    /// `among` is asked first, before the slot's checksum and path are read.
+    /// Up to a batch of entries `among` and `select` pick, marked as being removed by this process,
+    /// from a stretch of slots at most, so that the lock is held for that long, not for a walk of
+    /// the index; `among` is asked first, before the slot's checksum and path are read.
     func markForRemovalLocked(_ mapping: IndexMapping, from cursor: inout Int, among: (IndexEntry) -> Bool,
                               where select: (IndexEntryView) -> Bool) -> [Victim] {
         var batch: [Victim] = []
-        while cursor < mapping.slotsInUse && batch.count < 256 {
+        let end = min(mapping.slotsInUse, cursor + IndexMapping.stretch)
+        while cursor < end && batch.count < 256 {
             let slot = cursor
             cursor += 1
             var entry = mapping.entry(slot)

@@ -283,16 +283,20 @@ public final class CacheIndex: @unchecked Sendable {
         var removed = (files: 0, bytes: UInt64(0))
         while true {
             let walked = cursor
-            let batch = try withLock { mapping in
-                defer { mapping.release(slots: walked..<cursor) }
-                return markForRemovalLocked(mapping, from: &cursor, among: among, where: select)
+            let (batch, finished) = try withLock { mapping in
+                let batch = markForRemovalLocked(mapping, from: &cursor, among: among, where: select)
+                return (batch, cursor >= mapping.slotsInUse)
             }
-            if batch.isEmpty { return removed }
-            // Outside the lock; an entry whose file could not be removed is not freed.
-            let gone = batch.map { files.remove($0.path) }
-            try withLock { mapping in
-                for (victim, gone) in zip(batch, gone) { removed = add(removed, freeIfRemovedLocked(mapping, victim, gone: gone)) }
+            if !batch.isEmpty {
+                // Outside the lock; an entry whose file could not be removed is not freed.
+                let gone = batch.map { files.remove($0.path) }
+                try withLock { mapping in
+                    for (victim, gone) in zip(batch, gone) { removed = add(removed, freeIfRemovedLocked(mapping, victim, gone: gone)) }
+                }
             }
+            // The slots walked leave this process's memory once their victims are freed.
+            current.release(slots: walked..<cursor)
+            if finished { return removed }
         }
     }
 
