@@ -69,7 +69,7 @@ struct AnimationCanvasTests {
 
     static func render(_ source: [UInt8], from sourceFormat: SourceFormat, to format: ImageFormat,
                        maxFrames: Int) throws -> AnimationProbe {
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxAnimationFrames = maxFrames
         var options = ProcessingOptions()
         options.width = 100

@@ -12,7 +12,7 @@ struct AnimationTests {
 
     static func render(_ source: [UInt8], format: ImageFormat, maxFrames: Int, maxPixels: Int = 50_000_000,
                        sharpen: Double = 0) throws -> [UInt8] {
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxAnimationFrames = maxFrames
         configuration.maxSourcePixels = maxPixels
         var options = ProcessingOptions()

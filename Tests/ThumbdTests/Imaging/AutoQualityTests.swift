@@ -151,11 +151,11 @@ struct AutoQualityTests {
         let source = Self.noisy(width: 300, height: 200)
         var options = ProcessingOptions()
         options.format = .png
-        let plain = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        let plain = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: options)
         options.autoQuality.method = .size
         options.autoQuality.target = 10
 
-        let searched = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        let searched = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: options)
 
         #expect(searched.bytes == plain.bytes)
     }
@@ -167,10 +167,10 @@ struct AutoQualityTests {
         options.format = .jpeg
         options.autoQuality.method = .dssim
         (options.autoQuality.target, options.autoQuality.minQuality, options.autoQuality.maxQuality) = (0.00001, 90, 95)
-        let unlimited = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        let unlimited = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: options)
         options.maxBytes = unlimited.bytes.count / 2
 
-        let limited = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: options)
+        let limited = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: options)
 
         #expect(limited.bytes.count <= options.maxBytes)
     }
@@ -182,7 +182,7 @@ struct AutoQualityTests {
         options.autoQuality.dssimSlope = 40
         TestImages.startImageMagick()
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photos + "/" + detailed)))
-        return try Renderer(configuration: .init()).render(source, sourceFormat: .jpeg, options: options)
+        return try Renderer(configuration: .unhurried).render(source, sourceFormat: .jpeg, options: options)
     }
 
     @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
@@ -228,8 +228,8 @@ struct AutoQualityTests {
         #expect(AutoQuality().maxResolution > 0 && AutoQuality().maxResolution < 5.2)
 
         // When it is rendered with autoquality and without
-        let searched = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: Self.dssimOptions())
-        let fixed = try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: plain)
+        let searched = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: Self.dssimOptions())
+        let fixed = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: plain)
 
         // Then autoquality was skipped: the very bytes of the plain quality
         #expect(searched.autoQuality == nil)
@@ -243,11 +243,9 @@ struct AutoQualityTests {
         var options = Self.dssimOptions()
         options.format = format
         options.autoQuality.scoreResolution = 0.25
-        var configuration = Renderer.Configuration()
-        configuration.maxRenderSeconds = 120
 
         // When its quality is searched
-        let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: .png, options: options)
+        let rendered = try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: options)
 
         // Then each DSSIM compared at most that, most of it used
         let scored = try #require(rendered.autoQuality?.scoredPixels)

@@ -23,7 +23,7 @@ struct ChromaTests {
         let path = "/insecure/rs:fill:300:200/\(options)/plain/http://h/a@\(ext)"
         let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path)
         let format = try #require(ContentSniffer.format(of: source))
-        return try Renderer(configuration: .init()).render(source, sourceFormat: format, options: request.options).bytes
+        return try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: request.options).bytes
     }
 
     /// Each component's sampling factors, `HxV`, from the JPEG's start of frame.

@@ -18,7 +18,7 @@ struct FilterTests {
 
     static func rendered(_ options: String) throws -> [UInt8] {
         let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: "/insecure/\(options)/plain/http://h/a@png")
-        return try Renderer(configuration: .init()).render(source, sourceFormat: .png, options: request.options).bytes
+        return try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: request.options).bytes
     }
 
     /// `source` through one MagickWand call.
@@ -69,7 +69,7 @@ struct FilterTests {
         let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: "/insecure/sh:\(sigma)/plain/http://h/a@png")
 
         // When it is sharpened
-        let sharpened = try ImageProbe(try Renderer(configuration: .init()).render(disc, sourceFormat: .png, options: request.options).bytes)
+        let sharpened = try ImageProbe(try Renderer(configuration: .unhurried).render(disc, sourceFormat: .png, options: request.options).bytes)
 
         // Then the corner is still transparent and the disc opaque and blue
         #expect(sharpened.alpha(x: 2, y: 2) == 0)

@@ -30,7 +30,7 @@ struct PNGShrinkTests {
     }
 
     static func render(_ source: [UInt8], shrinkOnLoad: Bool) throws -> ImageProbe {
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.shrinkOnLoad = shrinkOnLoad
         var options = ProcessingOptions()
         options.resizingType = .fill

@@ -20,7 +20,7 @@ struct PhotoTests {
 
     static func render(_ source: [UInt8], shrinkOnLoad: Bool, _ options: ProcessingOptions) throws -> Renderer.Rendered {
         TestImages.startImageMagick()  // thumbd's policy and limits, before anything else touches ImageMagick
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.shrinkOnLoad = shrinkOnLoad
         return try Renderer(configuration: configuration)
             .render(source, sourceFormat: try #require(ContentSniffer.format(of: source)), options: options)

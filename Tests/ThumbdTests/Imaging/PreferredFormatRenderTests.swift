@@ -9,7 +9,7 @@ import Testing
 struct PreferredFormatRenderTests {
     static func render(_ source: [UInt8], _ sourceFormat: SourceFormat, preferred: [ImageFormat] = [.jpeg, .png, .gif],
                        maxFrames: Int = 1, edit: (inout ProcessingOptions) -> Void = { _ in }) throws -> Renderer.Rendered {
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxAnimationFrames = maxFrames
         configuration.preferredFormats = try #require(PreferredFormats(preferred))
         var options = ProcessingOptions()

@@ -19,7 +19,7 @@ struct RenderGoldenTests {
                                        options: OptionParser(allowSecurityOptions: true))
         let request = try parser.parse(rawPath: "/insecure/\(options)/plain/http://h/a@\(ext)")
         let format = try #require(ContentSniffer.format(of: source))
-        let rendered = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: request.options)
+        let rendered = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: request.options)
         return try ImageProbe(rendered.bytes)
     }
 
@@ -178,14 +178,14 @@ struct RenderGoldenTests {
         let source = GoldenImages.render(width: 600, height: 400, background: "gradient:red-blue", format: .jpeg) { wand in
             MagickAddNoiseImage(wand, GaussianNoise)  // detail that costs bytes at high quality
         }
-        let full = try Renderer(configuration: .init()).render(source, sourceFormat: .jpeg, options: {
+        let full = try Renderer(configuration: .unhurried).render(source, sourceFormat: .jpeg, options: {
             var options = ProcessingOptions(); options.format = .jpeg; options.quality = 95; return options
         }())
         var limited = ProcessingOptions()
         limited.format = .jpeg
         limited.quality = 95
         limited.maxBytes = full.bytes.count / 3
-        let small = try Renderer(configuration: .init()).render(source, sourceFormat: .jpeg, options: limited)
+        let small = try Renderer(configuration: .unhurried).render(source, sourceFormat: .jpeg, options: limited)
         #expect(small.bytes.count <= limited.maxBytes)
         #expect(small.bytes.count < full.bytes.count)
     }

@@ -29,7 +29,7 @@ struct SourceFormatTests {
 
         var options = ProcessingOptions()
         options.width = 40
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.sourceFormats = Set(SourceFormat.allCases)
         let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: options)
 
@@ -49,10 +49,10 @@ struct SourceFormatTests {
 
         // Then by default it is refused before any decoder sees it
         #expect(throws: ThumbError.unprocessable("\(coder) sources are not enabled (SOURCE_FORMATS)")) {
-            try Renderer(configuration: .init()).render(source, sourceFormat: format, options: options)
+            try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: options)
         }
         // and rendered once the operator names its format
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.sourceFormats.insert(format)
         let rendered = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: options)
         #expect((rendered.format, rendered.width, rendered.height) == (.jpeg, 40, 30))

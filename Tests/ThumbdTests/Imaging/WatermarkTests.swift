@@ -9,7 +9,7 @@ struct WatermarkTests {
     static let mark = GoldenImages.render(width: 40, height: 20, background: "xc:blue", format: .png) { _ in }
 
     static func render(_ option: String) throws -> ImageProbe {
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.watermark = mark
         let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
             .parse(rawPath: "/insecure/\(option)/plain/http://h/a@png")

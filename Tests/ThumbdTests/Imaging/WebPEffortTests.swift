@@ -8,7 +8,7 @@ import Testing
 struct WebPEffortTests {
     static func render(_ source: [UInt8], _ sourceFormat: SourceFormat, as format: ImageFormat, effort: Int) throws -> [UInt8] {
         TestImages.startImageMagick()
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxAnimationFrames = 10
         var options = ProcessingOptions()
         (options.width, options.height, options.resizingType) = (300, 200, .fill)

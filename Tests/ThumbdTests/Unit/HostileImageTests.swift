@@ -85,7 +85,7 @@ struct HostileImageTests {
 
         // When the renderer is given it (as if the sniffer had let it through)
         let refusal = Self.unprocessable { () throws(ThumbError) in
-            _ = try Renderer(configuration: .init()).render(svg, sourceFormat: .png, options: Self.small(.png))
+            _ = try Renderer(configuration: .unhurried).render(svg, sourceFormat: .png, options: Self.small(.png))
         }
 
         // Then it is refused, and the origin never heard of it
@@ -95,7 +95,7 @@ struct HostileImageTests {
 
     @Test func theRendererRefusesPostScriptAtThePing() {
         let refusal = Self.unprocessable { () throws(ThumbError) in
-            _ = try Renderer(configuration: .init()).render(Array(Self.postScript.utf8), sourceFormat: .jpeg,
+            _ = try Renderer(configuration: .unhurried).render(Array(Self.postScript.utf8), sourceFormat: .jpeg,
                                                             options: Self.small(.png))
         }
         #expect(refusal?.hasPrefix("cannot read image header") == true, "\(refusal ?? "rendered")")
@@ -110,7 +110,7 @@ struct HostileImageTests {
         // When it is read, and rendered to a 40x30 PNG
         let image = MagickImage()
         try image.read(source)
-        let rendered = try Renderer(configuration: .init())
+        let rendered = try Renderer(configuration: .unhurried)
             .render(source, sourceFormat: try #require(ContentSniffer.format(of: source)), options: Self.small(.png))
 
         // Then both worked
@@ -137,7 +137,7 @@ struct HostileImageTests {
         // When it is rendered
         let format = ContentSniffer.format(of: source)!
         let refusal = Self.unprocessable { () throws(ThumbError) in
-            _ = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: Self.small(.jpeg))
+            _ = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: Self.small(.jpeg))
         }
 
         // Then it is unprocessable, said so, and the refusal is the header's: the one the header
@@ -165,7 +165,7 @@ struct HostileImageTests {
         let (what, source, message) = flood
         // Given a source of a few hundred bytes, rendered as a still and as an animation
         #expect(source.count < 400)
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxAnimationFrames = maxFrames
         // TIFF is decoded only where an operator names it; the check must hold there too.
         configuration.sourceFormats = Set(SourceFormat.allCases)
@@ -193,7 +193,7 @@ struct HostileImageTests {
         let source = GoldenImages.animation(colors: ["red", "green", "blue", "white", "black", "red", "green", "blue",
                                                      "white", "black"], width: 100, height: 100, delay: 10)
         #expect(GoldenImages.frames(of: source).count == 10)
-        var configuration = Renderer.Configuration()
+        var configuration = Renderer.Configuration.unhurried
         configuration.maxSourcePixels = 50000
         var options = ProcessingOptions()
         options.raw = true
@@ -213,7 +213,7 @@ struct HostileImageTests {
 
     @Test func anEmptySourceIsUnprocessable() {
         let refusal = Self.unprocessable { () throws(ThumbError) in
-            _ = try Renderer(configuration: .init()).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))
+            _ = try Renderer(configuration: .unhurried).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))
         }
         #expect(refusal != nil)
     }
@@ -225,7 +225,7 @@ struct HostileImageTests {
         for cut in [whole.count / 2, 40] {
             // When it is rendered
             let refusal = Self.unprocessable { () throws(ThumbError) in
-                _ = try Renderer(configuration: .init()).render(Array(whole.prefix(cut)), sourceFormat: SourceFormat(rawValue: format.rawValue)!,
+                _ = try Renderer(configuration: .unhurried).render(Array(whole.prefix(cut)), sourceFormat: SourceFormat(rawValue: format.rawValue)!,
                                                                 options: Self.small(.png))
             }
             // Then it is unprocessable rather than a grey-filled thumbnail
@@ -267,7 +267,7 @@ struct HostileImageTests {
 
         // When it is rendered
         let refusal = Self.unprocessable { () throws(ThumbError) in
-            _ = try Renderer(configuration: .init()).render(source, sourceFormat: format, options: Self.small(.png))
+            _ = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: Self.small(.png))
         }
 
         // Then it is unprocessable, and says why, rather than a thumbnail of grey blocks or wrong colours
@@ -282,7 +282,7 @@ struct HostileImageTests {
         #expect(image.readComplaints.contains { $0.message.contains("extraneous bytes before marker") })
 
         // When it is rendered
-        let rendered = try Renderer(configuration: .init())
+        let rendered = try Renderer(configuration: .unhurried)
             .render(source, sourceFormat: .jpeg, options: Self.small(.png))
 
         // Then it is a thumbnail like any other
