@@ -244,6 +244,10 @@ public struct Renderer: Sendable {
     /// each encode only while `deadline` has not passed.
     static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions,
                        deadline: RenderDeadline) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
+        if format == .png && options.pngQuantize {
+            try deadline.check()
+            return (try image.encodePalettePNG(colors: options.pngQuantizationColors), nil)
+        }
         var bytes: [UInt8] = []
         var steps = options.qualitySteps(for: format)[...]
         var chosen: ChosenQuality?

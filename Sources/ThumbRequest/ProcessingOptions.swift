@@ -71,6 +71,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// once a thumbnail. A setting, not a URL option, and not in the key: it changes a file's
     /// bytes, not what it shows.
     public var webpEffort = 6
+    /// PNGs are written with a palette of at most `pngQuantizationColors` colours (imgproxy's
+    /// PNG_QUANTIZE and PNG_QUANTIZATION_COLORS). Settings, not in the key, as `webpEffort`.
+    public var pngQuantize = false
+    public var pngQuantizationColors = 256
     /// nil means: the source's format (or the one the client accepts, when negotiation is on).
     public var format: ImageFormat?
     /// Source formats passed through untouched.

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "CPNGPalette.h"
+
 /// A PNG decoded row by row and shrunk by an integer factor on the way: the whole image is never
 /// in memory. `pixels` (malloc'd, the caller frees it) holds width x height pixels of `channels`
 /// (3: RGB, 4: RGBA) 8-bit values.

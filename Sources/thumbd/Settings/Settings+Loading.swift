@@ -197,6 +197,8 @@ extension Settings {
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
         reader.integer(.webpEffort) { base.webpEffort = $0 }
+        reader.bool(.pngQuantize) { base.pngQuantize = $0 }
+        reader.integer(.pngQuantizationColors) { base.pngQuantizationColors = $0 }
         readAutoQuality(&reader, into: &base.autoQuality)
         reader.bool(.onlyPresets) { onlyPresets = $0 }
         reader.bool(.allowSecurityOptions) { allowSecurityOptions = $0 }

@@ -28,6 +28,18 @@ enum PNGChunks {
         preconditionFailure("no \(type) chunk")
     }
 
+    /// The data of `png`'s first chunk of `type`, if it has one.
+    static func data(of type: String, in png: [UInt8]) -> ArraySlice<UInt8>? {
+        var offset = signature.count
+        while offset + 12 <= png.count {
+            let length = png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            guard offset + 12 + length <= png.count else { return nil }
+            if String(decoding: png[offset + 4..<offset + 8], as: UTF8.self) == type { return png[offset + 8..<offset + 8 + length] }
+            offset += 12 + length
+        }
+        return nil
+    }
+
     static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff)]
     }

@@ -332,6 +332,18 @@ struct ConfigurationTests {
         #expect(Self.problems([.webpEffort: "7"]).count == 1)
         #expect(Self.problems([.webpEffort: "0"]).count == 1)
     }
+
+    @Test func pngQuantizationIsImgproxysSettingWithItsDefaults() throws {
+        // off, 256 colours, as imgproxy; its names set them, from 2 to 256 colours
+        let defaults = try Self.load([:]).options.base
+        #expect(!defaults.pngQuantize && defaults.pngQuantizationColors == 256)
+        let set = try Self.load([.pngQuantize: "true", .pngQuantizationColors: "16"]).options.base
+        #expect(set.pngQuantize && set.pngQuantizationColors == 16)
+        #expect(Setting.pngQuantize.environmentNames == ["THUMBD_PNG_QUANTIZE", "IMGPROXY_PNG_QUANTIZE"])
+        #expect(ImgproxySettings.verdict("PNG_QUANTIZE") == nil && ImgproxySettings.verdict("PNG_QUANTIZATION_COLORS") == nil)
+        #expect(Self.problems([.pngQuantizationColors: "1"]).count == 1)
+        #expect(Self.problems([.pngQuantizationColors: "257"]).count == 1)
+    }
 }
 
 /// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.

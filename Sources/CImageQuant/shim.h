@@ -1,0 +1,4 @@
+#ifndef THUMBD_CIMAGEQUANT_SHIM_H
+#define THUMBD_CIMAGEQUANT_SHIM_H
+#include <libimagequant.h>
+#endif
