@@ -1,5 +1,6 @@
 import CCurl
 import Dispatch
+import ThumbRequest
 import ThumbRuntime
 
 /// Downloads a source with libcurl on the calling thread, within the configured limits and

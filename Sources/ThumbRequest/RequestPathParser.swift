@@ -28,8 +28,11 @@ public struct RequestPathParser: Sendable {
     /// REQUEST_URI as nginx passes it, the bytes the client sent. The signature is checked over
     /// those bytes. nginx stores the answer at the percent-decoded path, which is a URL too: so the
     /// path must be UTF-8 once decoded, and must ask for the same thumbnail decoded as raw (an
-    /// escaped `/`, `:`, `@` or `%` would make the file at the decoded path something else). Both
-    /// are read repaired: the decoded path, asked for itself, is repaired the same way.
+    /// escaped `/`, `:` or `@` would make the file at the decoded path something else). Both are
+    /// read repaired: the decoded path, asked for itself, is repaired the same way. The same
+    /// thumbnail means the same options and a source that goes on the wire as the same URL: a
+    /// source escaped as a whole (`encodeURIComponent`, as imgproxy's docs ask) holds escapes of
+    /// its own, which reading it decodes once either way and the fetch writes back.
     public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
@@ -46,10 +49,18 @@ public struct RequestPathParser: Sendable {
         let asStored = decodedSignedPath.flatMap {
             try? parse(signedPath: String(decoding: PathRepair.repaired($0), as: UTF8.self), signature: request.signature)
         }
-        guard asStored == request else {
+        guard let asStored, Self.fetchedAlike(asStored, request) else {
             throw .badRequest("path asks for something else once percent-decoded, as nginx stores it")
         }
         return request
+    }
+
+    private static func fetchedAlike(_ one: ThumbnailRequest, _ other: ThumbnailRequest) -> Bool {
+        func onTheWire(_ request: ThumbnailRequest) -> ThumbnailRequest {
+            ThumbnailRequest(sourceURL: URLEscaping.escaped(request.sourceURL), options: request.options,
+                             signature: request.signature)
+        }
+        return onTheWire(one) == onTheWire(other)
     }
 
     /// Without a key any signature passes, but not a segment with a colon: that is an option, and

@@ -99,7 +99,9 @@ struct RequestPathIntegrityTests {
     }
 
     /// imgproxy options/parser/processing_options_test.go TestParsePlainURLEscaped: a plain source
-    /// escaped as a whole; and one with a space and UTF-8, which libcurl is given escaped again.
+    /// escaped as a whole, also with escapes of its own (`encodeURIComponent` of the URL a page
+    /// has, which imgproxy unescapes once and fetches); and one with a space and UTF-8, which
+    /// libcurl is given escaped again. Each is then a static file nginx serves.
     @Test func aPlainSourceIsFetchedEscapedHoweverTheURLSpellsIt() throws {
         // Given a photo whose name has a space and an é, as the origin's request line spells it
         let origin = try TestOrigin()
@@ -108,12 +110,15 @@ struct RequestPathIntegrityTests {
         defer { stack.shutdown() }
         let source = origin.url("/caf\u{E9} 1.jpg")
         let wholeEscaped = source.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let escapedAgain = origin.url("/caf%C3%A9%201.jpg").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let spellings: [[UInt8]] = [
             Array("/w:32/plain/\(wholeEscaped)@png".utf8),
+            Array("/w:32/plain/\(escapedAgain)@png".utf8),
             Array("/w:32/plain/\(origin.url("/caf%C3%A9%201.jpg"))@png".utf8),
             Array("/w:32/plain/\(origin.url("/caf\u{E9}%201.jpg"))@png".utf8),
         ]
 
+        var made: [[UInt8]] = []
         for spelling in spellings {
             // When the spelling is asked for, signed as it is
             let response = try stack.get(rawPath: Self.signed(spelling))
@@ -121,11 +126,18 @@ struct RequestPathIntegrityTests {
             // Then the origin was asked for the photo, escaped, and the thumbnail is made
             #expect(response.status == 200, "\(String(decoding: spelling, as: UTF8.self)): \(response.text)")
             #expect(try ImageProbe(response.body).width == 32)
+            made.append(response.body)
         }
         // and only ever by the escaped name, each spelling stored under its own signature
         #expect(origin.requestCount("/caf%C3%A9%201.jpg") > 0)
         #expect(origin.totalRequests == origin.requestCount("/caf%C3%A9%201.jpg"))
         #expect(stack.cacheFiles().count == spellings.count)
+        // and nginx serves each spelling's file with thumbd gone
+        stack.stopThumbd()
+        for (spelling, body) in zip(spellings, made) {
+            let hit = try stack.get(rawPath: Self.signed(spelling))
+            #expect(hit.status == 200 && hit.body == body, "\(String(decoding: spelling, as: UTF8.self))")
+        }
     }
 
     @Test func anEscapedExtensionMarkerIsRefused() throws {

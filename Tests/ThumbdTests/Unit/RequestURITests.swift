@@ -26,6 +26,10 @@ struct RequestURITests {
         ("/insecure/w:10/plain/http://h/a.jpg@png?utm=%2F", "http://h/a.jpg"),
         ("/insecure/w:10/aHR0cDovL2gvYS5qcGc.png", "http://h/a.jpg"),
         ("/insecure/w:10/plain/b.jpg", "http://h/b.jpg"),
+        // escaped as a whole with escapes of its own: decoded once, they stay for the fetch
+        ("/insecure/w:10/plain/http://h/a%2520b.jpg", "http://h/a%20b.jpg"),
+        ("/insecure/w:10/plain/http%3A%2F%2Fh%2F%25C3%25A9t%25C3%25A9%2520photo%252001.jpg@png",
+         "http://h/%C3%A9t%C3%A9%20photo%2001.jpg"),
     ])
     func readsAsTheSameThumbnailDecoded(_ requestURI: String, source: String) throws {
         let request = try Self.parse(Self.insecure, requestURI)
@@ -41,7 +45,8 @@ struct RequestURITests {
         ("an argument split by an escaped lower-case :", "/insecure/fn:photo%3at/plain/http://h/a.jpg"),
         ("an escaped : in a source that reads as another scheme", "/insecure/w:10/plain/http:/%2Fh/a.jpg"),
         ("an escaped extension marker", "/insecure/w:10/plain/http://h/a.jpg%40png"),
-        ("an escaped percent sign", "/insecure/w:10/plain/http://h/a%2520b.jpg"),
+        ("an escaped escape of a slash", "/insecure/w:10/plain/http://h/a%252Fb.jpg"),
+        ("an escape escaped twice", "/insecure/w:10/plain/http://h/a%252520b.jpg"),
         ("an escaped slash in the signature", "/insec%2Fure/w:10/plain/http://h/a.jpg"),
         ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp%3a%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
     ])

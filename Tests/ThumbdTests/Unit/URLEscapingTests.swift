@@ -1,5 +1,5 @@
 import Testing
-@testable import ThumbFetch
+@testable import ThumbRequest
 
 /// A plain source is decoded when the URL is parsed; what libcurl is given is escaped again.
 @Suite(.timeLimit(.minutes(2)))

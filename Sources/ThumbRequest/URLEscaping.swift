@@ -3,8 +3,8 @@
 /// escaped again here, after the authority (curl turns a UTF-8 host into punycode itself), as Go's
 /// `net/url` escapes them for imgproxy's fetcher. An escape already there is kept as it is, so a
 /// URL that needs nothing is unchanged and escaping twice changes nothing.
-enum URLEscaping {
-    static func escaped(_ url: String) -> String {
+public enum URLEscaping {
+    public static func escaped(_ url: String) -> String {
         let bytes = Array(url.utf8)
         guard bytes.contains(where: needsEscape) else { return url }
         let start = authorityEnd(bytes)
