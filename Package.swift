@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
@@ -50,7 +51,7 @@ let package = Package(
         .target(name: "ThumbFetch", dependencies: ["ThumbRequest", "ThumbRuntime", "CCurl"]),
         .target(
             name: "ThumbImaging",
-            dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP", "CImageQuant"]
+            dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP", "CImageQuant", "CAVIF"]
         ),
         .target(
             name: "ThumbCache",

@@ -11,17 +11,17 @@ import ThumbRuntime
 /// before the search starts; a WebP's decode, while it is cut, by the result.
 struct AutoQualityScorer {
     let format: ImageFormat
-    let webpEffort: Int
+    let options: ProcessingOptions
     /// nil: the result is scored whole, from the search's own encodes.
     private let sample: (geometry: AutoQualitySample, mosaic: MagickImage)?
     private let reference: DSSIM
     /// The pixels each comparison covers.
     let pixels: Int
 
-    init(result: MagickImage, format: ImageFormat, webpEffort: Int, maxPixels: Int,
+    init(result: MagickImage, format: ImageFormat, options: ProcessingOptions, maxPixels: Int,
          deadline: RenderDeadline) throws(ThumbError) {
         self.format = format
-        self.webpEffort = webpEffort
+        self.options = options
         if let geometry = AutoQualitySample(width: result.width, height: result.height, maxPixels: maxPixels) {
             let mosaic = try result.mosaic(of: geometry)
             mosaic.watch(deadline)
@@ -41,7 +41,7 @@ struct AutoQualityScorer {
         if format == .webp {
             return reference.score(try MagickImage.decodedPixels(bytes, format: format, sample: sample.geometry))
         }
-        let encoded = try sample.mosaic.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: webpEffort)
+        let encoded = try sample.mosaic.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)
         return reference.score(try MagickImage.decodedPixels(encoded, format: format))
     }
 }

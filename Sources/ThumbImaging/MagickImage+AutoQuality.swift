@@ -12,7 +12,7 @@ extension MagickImage {
                                 deadline: RenderDeadline) throws(ThumbError) -> AutoQualitySearch.Result {
         let settings = options.autoQuality
         let scorer = settings.method == .dssim
-            ? try AutoQualityScorer(result: self, format: format, webpEffort: options.webpEffort,
+            ? try AutoQualityScorer(result: self, format: format, options: options,
                                     maxPixels: Int(settings.scoreResolution * 1_000_000), deadline: deadline)
             : nil
         let search = AutoQualitySearch(
@@ -20,10 +20,10 @@ extension MagickImage {
             qualities: settings.qualities(for: format),
             slope: settings.spendsBySlope ? settings.dssimSlope : 0, pixels: width * height,
             chromas: options.autoQualitySearchesChroma(for: format)
-                ? [{ _ in true }, { _ in false }] : [options.keepsFullChroma(atQuality:)],
+                ? [{ _ in true }, { _ in false }] : [{ options.keepsFullChroma(format, atQuality: $0) }],
             deadline: deadline,
             encode: { quality, fullChroma throws(ThumbError) in
-                try self.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
+                try self.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)
             },
             score: { quality, fullChroma, bytes throws(ThumbError) in
                 guard let scorer else { preconditionFailure("only dssim scores") }

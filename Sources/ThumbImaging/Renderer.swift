@@ -263,9 +263,9 @@ public struct Renderer: Sendable {
             let fullChroma = if let chosen, options.autoQualitySearchesChroma(for: format) {
                 chosen.fullChroma
             } else {
-                options.keepsFullChroma(atQuality: quality)
+                options.keepsFullChroma(format, atQuality: quality)
             }
-            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma, webpEffort: options.webpEffort)
+            bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)
         }
         return (bytes, chosen)
     }

@@ -71,6 +71,10 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// once a thumbnail. A setting, not a URL option, and not in the key: it changes a file's
     /// bytes, not what it shows.
     public var webpEffort = 6
+    /// libavif's speed with libaom (imgproxy's AVIF_SPEED), 0 (slowest) to 9.
+    public var avifSpeed = 6
+    /// When AVIF halves its chroma (imgproxy's AVIF_SUBSAMPLE).
+    public var avifSubsample = AVIFSubsample.off
     /// PNGs are written with a palette of at most `pngQuantizationColors` colours (imgproxy's
     /// PNG_QUANTIZE and PNG_QUANTIZATION_COLORS). Settings, not in the key, as `webpEffort`.
     public var pngQuantize = false
@@ -117,8 +121,11 @@ public struct ProcessingOptions: Sendable, Hashable {
         return steps
     }
 
-    /// Whether a JPEG at `quality` keeps its chroma whole (4:4:4) instead of 4:2:0.
-    public func keepsFullChroma(atQuality quality: Int) -> Bool { quality >= subsampleBelow }
+    /// Whether a JPEG (or an AVIF, by its own rule) at `quality` keeps its chroma whole (4:4:4)
+    /// instead of 4:2:0.
+    public func keepsFullChroma(_ format: ImageFormat, atQuality quality: Int) -> Bool {
+        format == .avif ? avifSubsample.keepsFullChroma(atQuality: quality) : quality >= subsampleBelow
+    }
 
     /// Whether autoquality chooses a JPEG's chroma too: spending by slope, unless `subsample_below`
     /// gives one chroma at every quality (0: 4:4:4, 101: 4:2:0), which is kept.

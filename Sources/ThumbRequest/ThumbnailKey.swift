@@ -137,17 +137,22 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,
-    /// plain RGB-to-YUV WebP), so a file written the old way is never taken for a new one: how many
-    /// of the qualities a JPEG encode may try are 4:4:4 (the rule `subsample_below` sets, in its
-    /// normal form), and WebP's sharp YUV. Without a format, for both.
+    /// plain RGB-to-YUV WebP, ImageMagick's AVIF at one quality), so a file written the old way is
+    /// never taken for a new one: how many of the qualities a JPEG or AVIF encode may try are 4:4:4
+    /// (the rule `subsample_below` or `AVIF_SUBSAMPLE` sets, in its normal form), WebP's sharp YUV,
+    /// and AVIF's encoder. Without a format, for JPEG and WebP (an AVIF is then the source's own).
     private static func chroma(_ options: ProcessingOptions) -> String {
         let formats = options.format.map { [$0] } ?? [.jpeg, .webp]
         var fields: [String] = []
         if formats.contains(.jpeg) {
-            let whole = options.qualitySteps(for: .jpeg).filter(options.keepsFullChroma(atQuality:)).count
+            let whole = options.qualitySteps(for: .jpeg).filter { options.keepsFullChroma(.jpeg, atQuality: $0) }.count
             if whole > 0 { fields.append("444:\(whole)") }
         }
         if formats.contains(.webp) { fields.append("sharpyuv") }
+        if formats.contains(.avif) {
+            let whole = options.qualitySteps(for: .avif).filter { options.keepsFullChroma(.avif, atQuality: $0) }.count
+            fields.append("libavif:444:\(whole)")
+        }
         return fields.map { "|" + $0 }.joined()
     }
 

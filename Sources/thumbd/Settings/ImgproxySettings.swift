@@ -153,7 +153,7 @@ enum ImgproxySettings {
         (.refused("thumbd's encoders are set by quality (and JPEG's chroma by SUBSAMPLE_BELOW)"), [
             "JPEG_PROGRESSIVE", "JPEG_TRELLIS_QUANT", "JPEG_OVERSHOOT_DERINGING",
             "JPEG_OPTIMIZE_SCANS", "JPEG_QUANT_TABLE", "PNG_INTERLACED",
-            "WEBP_COMPRESSION", "WEBP_PRESET", "AVIF_SPEED", "AVIF_SUBSAMPLE",
+            "WEBP_COMPRESSION", "WEBP_PRESET",
         ]),
         (.sameAsThumbd("false", otherwise: "SUBSAMPLE_BELOW=0 keeps JPEG's chroma whole at every quality"),
          ["JPEG_NO_SUBSAMPLE"]),

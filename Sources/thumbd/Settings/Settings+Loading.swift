@@ -197,6 +197,11 @@ extension Settings {
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
         reader.integer(.webpEffort) { base.webpEffort = $0 }
+        reader.integer(.avifSpeed) { base.avifSpeed = $0 }
+        reader.read(.avifSubsample) {
+            guard let subsample = AVIFSubsample(rawValue: $0.lowercased()) else { throw InvalidValue(expected: "expected auto, on or off") }
+            base.avifSubsample = subsample
+        }
         reader.bool(.pngQuantize) { base.pngQuantize = $0 }
         reader.integer(.pngQuantizationColors) { base.pngQuantizationColors = $0 }
         readAutoQuality(&reader, into: &base.autoQuality)

@@ -41,8 +41,8 @@ struct AutoQualityTests {
     /// As the render encodes: JPEG chroma by the default `subsample_below`.
     static func encode(_ image: MagickImage, _ format: ImageFormat, quality: Int) throws -> [UInt8] {
         let defaults = ProcessingOptions()
-        return try image.encode(as: format, quality: quality, fullChroma: defaults.keepsFullChroma(atQuality: quality),
-                                webpEffort: defaults.webpEffort)
+        return try image.encode(as: format, quality: quality, fullChroma: defaults.keepsFullChroma(format, atQuality: quality),
+                                options: defaults)
     }
 
     static func search(_ image: MagickImage, _ format: ImageFormat, _ settings: AutoQuality) throws -> AutoQualitySearch.Result {

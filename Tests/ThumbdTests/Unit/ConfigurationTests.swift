@@ -333,6 +333,19 @@ struct ConfigurationTests {
         #expect(Self.problems([.webpEffort: "0"]).count == 1)
     }
 
+    @Test func avifSpeedAndSubsampleAreImgproxysSettingsWithThumbdsDefaults() throws {
+        // speed 6 and 4:4:4 by measurement; imgproxy's names set them, within libaom's speeds and
+        // libvips's subsample modes
+        let defaults = try Self.load([:]).options.base
+        #expect(defaults.avifSpeed == 6 && defaults.avifSubsample == .off)
+        let set = try Self.load([.avifSpeed: "8", .avifSubsample: "AUTO"]).options.base
+        #expect(set.avifSpeed == 8 && set.avifSubsample == .auto)
+        #expect(Setting.avifSpeed.environmentNames == ["THUMBD_AVIF_SPEED", "IMGPROXY_AVIF_SPEED"])
+        #expect(ImgproxySettings.verdict("AVIF_SPEED") == nil && ImgproxySettings.verdict("AVIF_SUBSAMPLE") == nil)
+        #expect(Self.problems([.avifSpeed: "10"]).count == 1)
+        #expect(Self.problems([.avifSubsample: "420"]) == ["IMGPROXY_AVIF_SUBSAMPLE=\"420\": expected auto, on or off"])
+    }
+
     @Test func pngQuantizationIsImgproxysSettingWithItsDefaults() throws {
         // off, 256 colours, as imgproxy; its names set them, from 2 to 256 colours
         let defaults = try Self.load([:]).options.base

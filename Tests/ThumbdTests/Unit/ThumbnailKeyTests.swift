@@ -176,6 +176,8 @@ struct ThumbnailKeyTests {
         #expect(png.hasSuffix("|mrd:-"), "\(png)")
         // and a WebP's names its sharp YUV, which every WebP now has
         #expect(try Self.key("/insecure/\(Self.plain)@webp").canonical.hasSuffix("|sharpyuv"))
+        // and an AVIF's names libavif and its chroma, never an AVIF ImageMagick wrote at any quality
+        #expect(try Self.key("/insecure/\(Self.plain)@avif").canonical.hasSuffix("|libavif:444:1"))
     }
 
     @Test func digestIsShortStableHex() throws {

@@ -1,0 +1,78 @@
+import CAVIF
+import CMagickWand
+import ThumbRequest
+import ThumbRuntime
+
+extension MagickImage {
+    /// The most pixels an AVIF encode takes: libavif 0.11 cannot be stopped once it encodes, so a
+    /// result past this is refused before it starts (a 16 MP render took 5.7 s here at speed 6,
+    /// within the default MAX_RENDER_SECONDS; a WebP of it 2.8 s).
+    static let maxAVIFPixels = 16_000_000
+
+    /// An AVIF of this picture, encoded by libaom through libavif at `quality` mapped as libheif
+    /// maps it for libvips, and so for imgproxy (`FORMAT_QUALITY avif=63` means what it did): a
+    /// constant-quality encode at cq-level ((100 - quality) x 63 + 50) / 100, of 63, for the
+    /// colour and the alpha alike. 4:4:4 with `fullChroma`, else 4:2:0. Full-range YUV (BT.601),
+    /// 8 bits, labelled sRGB, with the ICC profile the picture carries; libaom on this thread alone.
+    func encodeAVIF(quality: Int, fullChroma: Bool, speed: Int) throws(ThumbError) -> [UInt8] {
+        let (width, height) = (self.width, self.height)
+        guard width * height <= Self.maxAVIFPixels else {
+            throw .overLimit("an AVIF of \(width)x\(height) is over the limit of \(Self.maxAVIFPixels) pixels an AVIF encode takes")
+        }
+        let alpha = hasAlpha
+        let map = alpha ? "RGBA" : "RGB"
+        var pixels = [UInt8](repeating: 0, count: width * height * map.count)
+        let exported = pixels.withUnsafeMutableBytes {
+            MagickExportImagePixels(wand, 0, 0, width, height, map, CharPixel, $0.baseAddress)
+        }
+        try check(exported, or: { .internalFailure("AVIF: cannot export pixels: \($0)") })
+
+        guard let image = avifImageCreate(UInt32(width), UInt32(height), 8,
+                                          fullChroma ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420) else {
+            throw .internalFailure("libavif: out of memory")
+        }
+        defer { avifImageDestroy(image) }
+        // sRGB said in the file (libavif leaves it unspecified), as libheif writes it for libvips.
+        image.pointee.colorPrimaries = UInt16(AVIF_COLOR_PRIMARIES_BT709)
+        image.pointee.transferCharacteristics = UInt16(AVIF_TRANSFER_CHARACTERISTICS_SRGB)
+        image.pointee.matrixCoefficients = UInt16(AVIF_MATRIX_COEFFICIENTS_BT601)
+        if let icc = iccProfile { icc.withUnsafeBufferPointer { avifImageSetProfileICC(image, $0.baseAddress, $0.count) } }
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = alpha ? AVIF_RGB_FORMAT_RGBA : AVIF_RGB_FORMAT_RGB
+        rgb.depth = 8
+        rgb.rowBytes = UInt32(width * map.count)
+        let converted = pixels.withUnsafeMutableBufferPointer { buffer in
+            rgb.pixels = buffer.baseAddress
+            return avifImageRGBToYUV(image, &rgb)
+        }
+        guard converted == AVIF_RESULT_OK else { throw Self.avifFailure("cannot convert to YUV", converted) }
+
+        guard let encoder = avifEncoderCreate() else { throw .internalFailure("libavif: out of memory") }
+        defer { avifEncoderDestroy(encoder) }
+        encoder.pointee.codecChoice = AVIF_CODEC_CHOICE_AOM
+        encoder.pointee.maxThreads = 1
+        encoder.pointee.speed = Int32(speed)
+        encoder.pointee.minQuantizer = Int32(AVIF_QUANTIZER_BEST_QUALITY)
+        encoder.pointee.maxQuantizer = Int32(AVIF_QUANTIZER_WORST_QUALITY)
+        encoder.pointee.minQuantizerAlpha = Int32(AVIF_QUANTIZER_BEST_QUALITY)
+        encoder.pointee.maxQuantizerAlpha = Int32(AVIF_QUANTIZER_WORST_QUALITY)
+        // libavif checks these against libaom's names when it encodes, and fails the encode then.
+        avifEncoderSetCodecSpecificOption(encoder, "end-usage", "q")
+        avifEncoderSetCodecSpecificOption(encoder, "cq-level", "\(Self.cqLevel(quality: quality))")
+        var output = avifRWData(data: nil, size: 0)
+        defer { avifRWDataFree(&output) }
+        let written = avifEncoderWrite(encoder, image, &output)
+        guard written == AVIF_RESULT_OK, let data = output.data else { throw Self.avifFailure("cannot encode", written) }
+        return Array(UnsafeBufferPointer(start: data, count: output.size))
+    }
+
+    /// libheif's mapping of a 0-100 quality onto libaom's 0-63 quantiser scale (lower is finer).
+    static func cqLevel(quality: Int) -> Int {
+        ((100 - min(100, max(0, quality))) * 63 + 50) / 100
+    }
+
+    private static func avifFailure(_ what: String, _ result: avifResult) -> ThumbError {
+        .internalFailure("libavif \(what): \(String(cString: avifResultToString(result)))")
+    }
+}
