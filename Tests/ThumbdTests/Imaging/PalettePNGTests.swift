@@ -1,7 +1,10 @@
 import CMagickWand
+import Foundation
+import Synchronization
 import Testing
 @testable import ThumbImaging
 @testable import ThumbRequest
+@testable import ThumbRuntime
 
 /// PNG_QUANTIZE: a PNG written with a palette of at most PNG_QUANTIZATION_COLORS colours, its
 /// transparency kept, in a fraction of the truecolour bytes.
@@ -82,6 +85,32 @@ struct PalettePNGTests {
         let chunks = try PNGPalette(try Self.render(source, quantize: true))
         #expect(chunks.colourType == 3)
         #expect(chunks.transparencyEntries == 0)
+    }
+
+    @Test func quantisingLeavesOpenMPATeamOfOneOnTheRendersThread() throws {
+        // Given a render thread of thumbd's own that has not quantised yet, where OpenMP, which
+        // libimagequant runs under, would start a team as wide as the machine
+        let lookup = try #require(dlsym(dlopen(nil, RTLD_NOW), "omp_get_max_threads"), "libgomp is loaded")
+        let maxThreads = unsafeBitCast(lookup, to: (@convention(c) () -> Int32).self)
+        let pool = BlockingPool(name: "palette-test", threads: 1, queueLimit: 1)
+        defer { pool.shutdown() }
+        let done = DispatchSemaphore(value: 0)
+        let teams = Mutex<(before: Int32, after: Int32, rendered: Result<[UInt8], any Error>)?>(nil)
+
+        // When it renders a quantised PNG
+        #expect(pool.submit {
+            let before = maxThreads()
+            let rendered = Result { try Self.render(Self.logo, quantize: true) }
+            teams.withLock { $0 = (before, maxThreads(), rendered) }
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 60) == .success, "the quantised render on the pool's thread")
+
+        // Then OpenMP's team on that thread is the thread alone (the test says nothing on one CPU)
+        let (before, after, rendered) = try #require(teams.withLock { $0 })
+        #expect(try PNGPalette(rendered.get()).colourType == 3)
+        #expect(before == Int32(ProcessInfo.processInfo.activeProcessorCount))
+        #expect(after == 1)
     }
 }
 
