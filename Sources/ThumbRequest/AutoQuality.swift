@@ -4,8 +4,8 @@ import ThumbRuntime
 /// maximum, by a target: `size` takes the largest quality whose file fits `target` bytes (the
 /// minimum when none does), `dssim` the lowest whose DSSIM against the unencoded thumbnail is
 /// at most `target` (the maximum when none is). Only JPEG and WebP stills are searched: PNG and GIF
-/// ignore quality, an animation keeps its quality, and AVIF, as ImageMagick 6 writes it here, is
-/// the same file at every quality. The defaults are imgproxy's settings'.
+/// ignore quality, an animation keeps its quality, and AVIF's candidates are not scored yet (its
+/// bounds are kept for when they are). The defaults are imgproxy's settings'.
 public struct AutoQuality: Sendable, Hashable {
     public enum Method: String, Sendable, CaseIterable {
         case none, size, dssim
