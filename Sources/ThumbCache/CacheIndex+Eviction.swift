@@ -57,10 +57,11 @@ extension CacheIndex {
         return chosen.keys
     }
 
-    /// Runs `body` unless another process (it holds the index's second byte) or another thread of
-    /// this one is evicting; nil then.
-    func whileEvicting<T>(_ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
-        guard evicting.try() else { return nil }
+    /// Runs `body` unless another process (it holds the index's second byte) or, unless `waiting`,
+    /// another thread of this one is evicting; nil then. With `waiting`, after this process's
+    /// eviction in progress ends.
+    func whileEvicting<T>(waiting: Bool = false, _ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
+        if waiting { evicting.lock() } else if !evicting.try() { return nil }
         defer { evicting.unlock() }
         let mapping = current
         guard cshm_lock_byte(mapping.file.raw, 1, 0) == 0 else { return nil }

@@ -54,8 +54,9 @@ public final class CacheUpkeep: Sendable {
             case .past:
                 if !wakeRequested.exchange(true, ordering: .acquiringAndReleasing) { overBound.signal() }
             // The upkeep thread has fallen behind (a machine busy with renders): the store that
-            // finds the cache half its low-water margin past the bound evicts itself.
-            case .farPast: keepUp()
+            // finds the cache half its low-water margin past the bound evicts itself, after the
+            // eviction under way if there is one, so stores cannot run ahead of eviction.
+            case .farPast: keepUp(waiting: true)
             }
         }
         startScan()
@@ -72,11 +73,11 @@ public final class CacheUpkeep: Sendable {
 
     /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
     /// dead process left, keep the bounds.
-    private func keepUp() {
+    private func keepUp(waiting: Bool = false) {
         do throws(ThumbError) {
             try index.followReplacement()
             try index.claimOrphanedScan()
-            try evictor.runOnce()
+            try evictor.runOnce(waiting: waiting)
             // After eviction: a scan that found the index full asks again once there is room.
             if index.scanRequested { startScan() }
             if failures.end() { logger.notice("cache upkeep works again") }

@@ -47,15 +47,15 @@ public final class Evictor: Sendable {
     /// Nothing when within bounds; otherwise keys go as the policy orders them, down to the
     /// low-water mark, in batches of at most `keysPerBatch` keys. A plan that leaves the need
     /// unmet (a key kept for a newer file, stores meanwhile) is followed by another, a few at most.
-    /// Returns what was removed, and in how many batches.
+    /// Returns what was removed, and in how many batches. With `waiting`, an eviction this process
+    /// has under way is waited for, then the bounds looked at again.
     @discardableResult
-    public func runOnce() throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
+    public func runOnce(waiting: Bool = false) throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
         index.noteDirectoryBytes(index.files.directoryBytes())
-        let usage = index.usage
-        guard !usage.scanning, counted(usage) > settings.maxBytes || usage.entries > settings.maxEntries else {
-            return (0, 0, 0, 0)
-        }
-        return try index.whileEvicting { () throws(ThumbError) in
+        guard isPastABound(index.usage) else { return (0, 0, 0, 0) }
+        return try index.whileEvicting(waiting: waiting) { () throws(ThumbError) in
+            // An eviction waited for may have done the work.
+            guard isPastABound(index.usage) else { return (0, 0, 0, 0) }
             let started = DispatchTime.now()
             var removed = (keys: 0, files: 0, bytes: UInt64(0), batches: 0)
             for _ in 0..<4 {
@@ -76,6 +76,10 @@ public final class Evictor: Sendable {
             ])
             return removed
         } ?? (0, 0, 0, 0)
+    }
+
+    private func isPastABound(_ usage: CacheIndex.Usage) -> Bool {
+        !usage.scanning && (counted(usage) > settings.maxBytes || usage.entries > settings.maxEntries)
     }
 
     private func counted(_ usage: CacheIndex.Usage) -> UInt64 {
