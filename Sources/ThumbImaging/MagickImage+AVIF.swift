@@ -4,28 +4,17 @@ import ThumbRequest
 import ThumbRuntime
 
 extension MagickImage {
-    /// The most pixels an AVIF encode takes: libavif 0.11 cannot be stopped once it encodes, so a
-    /// result past this is refused before it starts (a 16 MP render took 5.7 s here at speed 6,
-    /// within the default MAX_RENDER_SECONDS; a WebP of it 2.8 s).
-    static let maxAVIFPixels = 16_000_000
-
     /// An AVIF of this picture, encoded by libaom through libavif at `quality` mapped as libheif
     /// maps it for libvips, and so for imgproxy (`FORMAT_QUALITY avif=63` means what it did): a
     /// constant-quality encode at cq-level ((100 - quality) x 63 + 50) / 100, of 63, for the
     /// colour and the alpha alike. 4:4:4 with `fullChroma`, else 4:2:0. Full-range YUV (BT.601),
     /// 8 bits, labelled sRGB, with the ICC profile the picture carries; libaom on this thread alone.
     func encodeAVIF(quality: Int, fullChroma: Bool, speed: Int) throws(ThumbError) -> [UInt8] {
+        try checkEncoderBudget("an AVIF")
         let (width, height) = (self.width, self.height)
-        guard width * height <= Self.maxAVIFPixels else {
-            throw .overLimit("an AVIF of \(width)x\(height) is over the limit of \(Self.maxAVIFPixels) pixels an AVIF encode takes")
-        }
         let alpha = hasAlpha
         let map = alpha ? "RGBA" : "RGB"
-        var pixels = [UInt8](repeating: 0, count: width * height * map.count)
-        let exported = pixels.withUnsafeMutableBytes {
-            MagickExportImagePixels(wand, 0, 0, width, height, map, CharPixel, $0.baseAddress)
-        }
-        try check(exported, or: { .internalFailure("AVIF: cannot export pixels: \($0)") })
+        var pixels = try exportedPixels(map, for: "AVIF")
 
         guard let image = avifImageCreate(UInt32(width), UInt32(height), 8,
                                           fullChroma ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420) else {

@@ -61,12 +61,7 @@ extension MagickImage {
     /// This image's pixels as 8-bit RGB, premultiplied by alpha where there is any.
     func rgbPixels() throws(ThumbError) -> PixelBuffer {
         let (width, height, alpha) = (self.width, self.height, hasAlpha)
-        let map = alpha ? "RGBA" : "RGB"
-        var pixels = [UInt8](repeating: 0, count: width * height * map.count)
-        let exported = pixels.withUnsafeMutableBytes {
-            MagickExportImagePixels(wand, 0, 0, width, height, map, CharPixel, $0.baseAddress)
-        }
-        try check(exported, or: { .internalFailure("autoquality: cannot export pixels: \($0)") })
+        let pixels = try exportedPixels(alpha ? "RGBA" : "RGB", for: "autoquality")
         guard alpha else { return PixelBuffer(width: width, height: height, rgb: pixels) }
         return pixels.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: width, height: height) }
     }

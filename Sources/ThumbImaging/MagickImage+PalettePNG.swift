@@ -12,16 +12,13 @@ extension MagickImage {
     /// graphic takes a third of its truecolour bytes at SSIMULACRA2 95 or more (bench/palette).
     /// ImageMagick's own quantiser lost the transparency or kept one bit of it.
     func encodePalettePNG(colors: Int) throws(ThumbError) -> [UInt8] {
+        try checkEncoderBudget("a palette PNG")
         let (width, height) = (self.width, self.height)
-        var rgba = [UInt8](repeating: 0, count: width * height * 4)
-        let exported = rgba.withUnsafeMutableBytes {
-            MagickExportImagePixels(wand, 0, 0, width, height, "RGBA", CharPixel, $0.baseAddress)
-        }
-        try check(exported, or: { .internalFailure("palette PNG: cannot export pixels: \($0)") })
-        let (indices, palette) = try Self.quantise(rgba, width: width, height: height, colors: colors)
+        let rgba = try exportedPixels("RGBA", for: "palette PNG")
+        var (indices, palette) = try Self.quantise(rgba, width: width, height: height, colors: colors)
         let (ordered, transparent) = Self.transparentFirst(palette)
-        let remapped = indices.map { ordered.newIndex[Int($0)] }
-        return try Self.writePalettePNG(remapped, width: width, height: height, palette: ordered.palette,
+        for pixel in indices.indices { indices[pixel] = ordered.newIndex[Int(indices[pixel])] }
+        return try Self.writePalettePNG(indices, width: width, height: height, palette: ordered.palette,
                                         transparentEntries: transparent, icc: iccProfile)
     }
 

@@ -76,7 +76,7 @@ struct AVIFTests {
         // Given a picture one row over the pixels an AVIF encode takes
         TestImages.startImageMagick()
         let image = MagickImage()
-        MagickSetSize(image.wand, 4000, MagickImage.maxAVIFPixels / 4000 + 1)
+        MagickSetSize(image.wand, 4000, MagickImage.maxEncoderPixels / 4000 + 1)
         #expect(MagickReadImage(image.wand, "xc:red") == MagickTrue)
 
         // Then its encode is refused, saying why, as a limit and not a failure

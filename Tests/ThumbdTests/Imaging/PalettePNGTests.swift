@@ -79,6 +79,19 @@ struct PalettePNGTests {
         #expect(chunks.paletteEntries <= 16)
     }
 
+    @Test func aResultOverThePixelBudgetIsRefusedBeforeItIsQuantised() throws {
+        // Given a picture one row over the pixels an encoder outside ImageMagick takes
+        TestImages.startImageMagick()
+        let image = MagickImage()
+        MagickSetSize(image.wand, 4000, MagickImage.maxEncoderPixels / 4000 + 1)
+        #expect(MagickReadImage(image.wand, "xc:red") == MagickTrue)
+
+        // Then quantising it is refused, saying why, as a limit and not a failure
+        #expect(throws: ThumbError.overLimit("a palette PNG of 4000x4001 is over the limit of 16000000 pixels a palette PNG encode takes")) {
+            try image.encodePalettePNG(colors: 256)
+        }
+    }
+
     @Test func aPhotoIsQuantisedToo() throws {
         // Given a photo-like gradient, then it is a palette PNG too, as imgproxy writes it
         let source = TestImages.draw("radial-gradient:#f80-#028", width: 600, height: 400, format: .png)
