@@ -7,6 +7,12 @@ source deploy/common.sh
 prepare_release_thumbd() {
     work=${THUMBD_BENCH_DIR:-/tmp/thumbd-bench}
     mkdir -p "$work"
+    # The benches write and remove under it, often as root: a directory someone else made (or a
+    # link to one) in /tmp would let them point those writes anywhere.
+    if [ -L "$work" ] || [ "$(stat -c %u "$work")" != "$(id -u)" ]; then
+        echo "bench: $work is a link or another user's; set THUMBD_BENCH_DIR to a directory of your own" >&2
+        exit 1
+    fi
     chmod 755 "$work"
     ensure_packages python3
     ensure_swift
