@@ -218,6 +218,28 @@ struct CacheIndexTests {
         #expect(try index.whileEvicting { 2 } == 2)
     }
 
+    @Test func aStoreFarPastTheBoundWaitsForTheEvictionUnderWayAndThenTakesItsTurn() throws {
+        // Given a thread of this process evicting
+        let index = try cache.index()
+        let waited = Mutex<Int??>(nil)
+        let done = DispatchSemaphore(value: 0)
+        try index.whileEvicting { () throws(ThumbError) in
+            // When another thread asks to evict, waiting as a store far past the bound does
+            Thread.detachNewThread {
+                let turn = try? index.whileEvicting(waiting: true) { 3 }
+                waited.withLock { $0 = .some(turn) }
+                done.signal()
+            }
+            // Then it has no answer while the first evicts
+            #expect(done.wait(timeout: .now() + 0.5) == .timedOut)
+            #expect(waited.withLock { $0 } == nil)
+        }
+
+        // and takes its turn once the first is done
+        #expect(done.wait(timeout: .now() + 30) == .success, "the waiting thread's turn")
+        #expect(waited.withLock { $0 } == .some(3))
+    }
+
     @Test func aPathThatIsNoCachePathIsNeverStored() throws {
         let index = try cache.index()
 
