@@ -302,7 +302,7 @@ public enum Setting: CaseIterable, Sendable {
                   details: "Write PNGs with a palette (colour type 3) of at most `PNG_QUANTIZATION_COLORS` colours, "
                       + "alpha included, quantised by libimagequant (as libvips does for imgproxy, but undithered and "
                       + "stopping at its quality 98: fewer bytes at a better SSIMULACRA2). A flat graphic with "
-                      + "transparency takes about a third of its truecolour bytes (`bench/palette`: 0.35x to 0.69x at "
+                      + "transparency takes a third to two thirds of its truecolour bytes (`bench/palette`: 0.35x to 0.69x at "
                       + "SSIMULACRA2 95.8 to 98.3); a photo's gradients show the palette, as in imgproxy. Not in the "
                       + "key: stored thumbnails keep the bytes they were written with.")
         case .pngQuantizationColors:
