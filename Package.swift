@@ -27,6 +27,7 @@ let package = Package(
         .systemLibrary(name: "CLittleCMS", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CAVIF", pkgConfig: "libavif", providers: [.apt(["libavif-dev"])]),
+        .systemLibrary(name: "CJXL", pkgConfig: "libjxl", providers: [.apt(["libjxl-dev"])]),
         .systemLibrary(name: "CImageQuant", pkgConfig: "imagequant", providers: [.apt(["libimagequant-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .target(name: "CSharedMemory"),
@@ -51,7 +52,7 @@ let package = Package(
         .target(name: "ThumbFetch", dependencies: ["ThumbRequest", "ThumbRuntime", "CCurl"]),
         .target(
             name: "ThumbImaging",
-            dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP", "CImageQuant", "CAVIF"]
+            dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP", "CImageQuant", "CAVIF", "CJXL"]
         ),
         .target(
             name: "ThumbCache",

@@ -10,7 +10,8 @@ left out for that S. The ratio at S is the geometric mean, over the photos both 
 S with, of thumbd's bytes over the other's.
 
 WebP bytes are image data only: the VP8/VP8L/ALPH chunks, as libvips 8.14 writes metadata
-chunks even with strip. JPEG bytes are whole files (both strip). A lossless WebP (thumbd's at
+chunks even with strip. JPEG, AVIF and JPEG XL bytes are whole files (all strip); AVIF and JPEG XL
+are scored on their reference decoders' PNGs (avifdec, djxl), which the metric reads. A lossless WebP (thumbd's at
 q100, as ImageMagick writes it) is left out of the curves: bytes at equal score compare lossy
 encodes.
 """
@@ -18,6 +19,7 @@ encodes.
 import argparse
 import math
 import os
+import re
 import statistics
 import struct
 import subprocess
@@ -35,13 +37,27 @@ QUALITIES = [40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100]
 QUICK_QUALITIES = [60, 80, 95]
 QUICK_PHOTOS = 4
 SCORES = [60, 70, 80]
-FORMATS = ["jpeg", "webp"]
-EXTENSIONS = {"jpeg": "jpg", "webp": "webp"}
+FORMATS = ["jpeg", "webp", "avif", "jxl"]
+EXTENSIONS = {"jpeg": "jpg", "webp": "webp", "avif": "avif", "jxl": "jxl"}
+# libvips's settings beside Q: imgproxy's AVIF through libheif with libaom (the effort issue #45
+# compares with), and JPEG XL at imgproxy's effort.
+VIPS_OPTIONS = {"jpeg": "", "webp": "", "avif": "compression=av1,effort=4,", "jxl": "effort=4,"}
+# Each format's reference encoder, at its defaults, on libvips's lossless fill.
+REFERENCE = {"webp": "cwebp", "avif": "avifenc", "jxl": "cjxl"}
+DECODERS = {"avif": "avifdec", "jxl": "djxl"}
 # The targets of issue #35. The worst score at q95 is JPEG's: WebP's chroma is 4:2:0 at every
-# quality, and libvips's own WebP stays under it.
-RATIO_TARGETS = {"jpeg": 0.92, "webp": 1.0}
+# quality, and libvips's own WebP stays under it. Issue #35's median check is JPEG's and WebP's.
+RATIO_TARGETS = {"jpeg": 0.92, "webp": 1.0, "avif": 0.75}
 WORST_AT_95 = {"jpeg": 75}
-COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green"}
+MEDIAN_CHECKED = {"jpeg", "webp"}
+# Issue #45's targets across formats, each the mean ratio over its scores: thumbd's AVIF against
+# thumbd's WebP, thumbd's JPEG XL against thumbd's JPEG; AVIF's median score at q90; AVIF's
+# render CPU against WebP's.
+CROSS_TARGETS = [("avif", "webp", [60, 65, 70], 0.75), ("jxl", "jpeg", [65, 70, 75], 0.70)]
+AVIF_MEDIAN_AT_90 = 80
+AVIF_CPU_AGAINST_WEBP = 4.0
+COLOURS = {"thumbd": "tab:blue", "vips": "tab:orange", "cwebp": "tab:green", "avifenc": "tab:green",
+           "cjxl": "tab:green"}
 
 
 def render_thumbd(thumbd, photo, out, options, settings=None):
@@ -57,9 +73,32 @@ def render_vips(photo, out, save_options):
                     "-o", f"{out}[{save_options}]"], check=True)
 
 
-def render_cwebp(reference, out, quality):
-    subprocess.run(["cwebp", "-quiet", "-q", str(quality), "-metadata", "none", str(reference), "-o", str(out)],
-                   check=True)
+def render_reference(fmt, reference, out, quality):
+    """`fmt`'s reference encoder at its defaults and `quality`: avifenc (0.11, no quality of its own)
+    at libheif's mapping of it, as thumbd and libvips take it."""
+    if fmt == "webp":
+        command = ["cwebp", "-quiet", "-q", str(quality), "-metadata", "none", str(reference), "-o", str(out)]
+    elif fmt == "avif":
+        cq_level = ((100 - quality) * 63 + 50) // 100
+        command = ["avifenc", "--min", "0", "--max", "63", "-a", "end-usage=q", "-a", f"cq-level={cq_level}",
+                   str(reference), str(out)]
+    else:
+        command = ["cjxl", "-q", str(quality), str(reference), str(out)]
+    subprocess.run(command, check=True, capture_output=True)
+
+
+def decode(path):
+    """A PNG of an AVIF or JPEG XL file, by its reference decoder, for the metric; else the file."""
+    fmt = next((f for f in DECODERS if str(path).endswith("." + EXTENSIONS[f])), None)
+    if fmt is None:
+        return str(path)
+    png = f"{path}.png"
+    subprocess.run([DECODERS[fmt], str(path), png], check=True, capture_output=True)
+    return png
+
+
+def score_pair(reference, encoded):
+    return compute_ssimulacra2(reference, decode(encoded))
 
 
 def image_bytes(path):
@@ -92,10 +131,11 @@ def photos_of(directory, quick):
 
 
 def render(args, photos, qualities):
-    """Every encode and lossless reference, into args.work."""
+    """Every encode and lossless reference, into args.work; {format: thumbd's render CPU in ms,
+    summed over the photos and qualities}."""
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
-    jobs = []
+    jobs, thumbd_jobs = [], []
     for photo in photos:
         stem = work / photo.stem
         jobs.append(lambda p=photo, s=stem: render_thumbd(args.thumbd, p, f"{s}.thumbd.png", "f:png"))
@@ -103,23 +143,29 @@ def render(args, photos, qualities):
         for fmt in FORMATS:
             ext = EXTENSIONS[fmt]
             for q in qualities:
-                jobs.append(lambda p=photo, s=stem, q=q, ext=ext:
-                            render_thumbd(args.thumbd, p, f"{s}.thumbd.q{q}.{ext}", f"q:{q}"))
-                jobs.append(lambda p=photo, s=stem, q=q, ext=ext:
-                            render_vips(p, f"{s}.vips.q{q}.{ext}", f"Q={q},strip"))
+                thumbd_jobs.append((fmt, lambda p=photo, s=stem, q=q, ext=ext:
+                                    render_thumbd(args.thumbd, p, f"{s}.thumbd.q{q}.{ext}", f"q:{q}")))
+                jobs.append(lambda p=photo, s=stem, q=q, ext=ext, fmt=fmt:
+                            render_vips(p, f"{s}.vips.q{q}.{ext}", f"{VIPS_OPTIONS[fmt]}Q={q},strip"))
     run_all(jobs, args.jobs)
-    # cwebp reads libvips's lossless fill, so it is scored against the same reference.
-    run_all([lambda s=work / p.stem, q=q: render_cwebp(f"{s}.vips.png", f"{s}.cwebp.q{q}.webp", q)
-             for p in photos for q in qualities], args.jobs)
+    outputs = run_all([job for _, job in thumbd_jobs], args.jobs)
+    cpu = {}
+    for (fmt, _), output in zip(thumbd_jobs, outputs):
+        cpu[fmt] = cpu.get(fmt, 0.0) + float(re.search(r"CPU ([0-9.]+) ms", output).group(1))
+    # The reference encoders read libvips's lossless fill, so they are scored against the same reference.
+    run_all([lambda s=work / p.stem, q=q, fmt=fmt, tool=tool:
+             render_reference(fmt, f"{s}.vips.png", f"{s}.{tool}.q{q}.{EXTENSIONS[fmt]}", q)
+             for p in photos for q in qualities for fmt, tool in REFERENCE.items()], args.jobs)
+    return cpu
 
 
 def score(work, photos, qualities, jobs):
     """{(system, format): {photo: [(quality, bytes, lossless, score)]}} for thumbd, vips and cwebp."""
     work = Path(work)
-    systems = [("thumbd", "jpeg"), ("vips", "jpeg"), ("thumbd", "webp"), ("vips", "webp"), ("cwebp", "webp")]
+    systems = [(system, fmt) for fmt in FORMATS for system in ["thumbd", "vips"] + [REFERENCE[fmt]] * (fmt in REFERENCE)]
     tasks = []
     for system, fmt in systems:
-        reference_system = "vips" if system == "cwebp" else system
+        reference_system = "vips" if system in REFERENCE.values() else system
         for photo in photos:
             stem = work / photo.stem
             for q in qualities:
@@ -127,7 +173,7 @@ def score(work, photos, qualities, jobs):
                               f"{stem}.{system}.q{q}.{EXTENSIONS[fmt]}"))
     # The metric is numpy in Python: processes, not threads, use every core.
     with ProcessPoolExecutor(jobs) as pool:
-        scores = list(pool.map(compute_ssimulacra2, [t[4] for t in tasks], [t[5] for t in tasks], chunksize=8))
+        scores = list(pool.map(score_pair, [t[4] for t in tasks], [t[5] for t in tasks], chunksize=8))
     results = {}
     for (system, fmt, name, q, _, encoded), score in zip(tasks, scores):
         results.setdefault((system, fmt), {}).setdefault(name, []).append((q, *image_bytes(encoded), score))
@@ -136,8 +182,7 @@ def score(work, photos, qualities, jobs):
 
 def run_all(jobs, workers):
     with ThreadPoolExecutor(workers) as pool:
-        for future in [pool.submit(job) for job in jobs]:
-            future.result()
+        return [future.result() for future in [pool.submit(job) for job in jobs]]
 
 
 def bytes_at(curve, score):
@@ -189,7 +234,7 @@ def report(results, qualities, photos):
                 median, worst, size = per_quality(results[(system, fmt)], q)
                 cells.append(f"{median:.1f} / {worst:.1f}, {size:.0f} B")
             lines.append(f"| {q} | " + " | ".join(cells) + " |")
-            if 40 <= q <= 95:
+            if 40 <= q <= 95 and fmt in MEDIAN_CHECKED:
                 ours_median, vips_median = per_quality(ours, q)[0], per_quality(vips, q)[0]
                 if ours_median < vips_median:
                     failures.append(f"{fmt} q{q}: thumbd's median score {ours_median:.1f} < libvips's {vips_median:.1f}")
@@ -205,7 +250,7 @@ def report(results, qualities, photos):
             for system in others:
                 ratio, n = ratio_at(ours, results[(system, fmt)], score)
                 cells.append(f"{ratio:.3f}x ({n})" if ratio else "-")
-                if system == "vips" and (ratio is None or ratio > RATIO_TARGETS[fmt]):
+                if system == "vips" and fmt in RATIO_TARGETS and (ratio is None or ratio > RATIO_TARGETS[fmt]):
                     shown = f"{ratio:.3f}x" if ratio else "nothing to compare"
                     failures.append(f"{fmt} at score {score}: {shown} libvips's bytes, target {RATIO_TARGETS[fmt]}x")
             reach = [f"{reached(results[(s, fmt)], score)} of {count}" for s in ["thumbd"] + others]
@@ -214,21 +259,57 @@ def report(results, qualities, photos):
     return lines, failures
 
 
+def report_across(results, qualities, cpu):
+    """Issue #45's targets: thumbd's new formats against its own older ones, AVIF's median at q90
+    and its CPU against WebP's."""
+    lines = ["### Across formats (thumbd's own)", "",
+             "| | " + " | ".join(f"score {s}" for s in [60, 65, 70, 75, 80]) + " | mean over the target's scores |",
+             "| --- |" + " --- |" * 6]
+    failures = []
+    for fmt, against, scores, target in CROSS_TARGETS:
+        cells = []
+        for score in [60, 65, 70, 75, 80]:
+            ratio, n = ratio_at(results[("thumbd", fmt)], results[("thumbd", against)], score)
+            cells.append(f"{ratio:.3f}x ({n})" if ratio else "-")
+        ratios = [ratio_at(results[("thumbd", fmt)], results[("thumbd", against)], s)[0] for s in scores]
+        mean = statistics.mean(ratios) if None not in ratios else None
+        summary = f"{mean:.3f}x at {scores[0]}-{scores[-1]} (target {target}x)" if mean else "-"
+        lines.append(f"| {fmt.upper()} / {against.upper()} bytes | " + " | ".join(cells) + f" | {summary} |")
+        if mean is None or mean > target:
+            failures.append(f"{fmt} against {against} at {scores[0]}-{scores[-1]}: "
+                            + (f"{mean:.3f}x" if mean else "nothing to compare") + f", target {target}x")
+    lines.append("")
+    for fmt in ["avif", "jxl"]:
+        sizes = [per_quality(results[("thumbd", fmt)], q)[2] for q in qualities]
+        if any(b <= a for a, b in zip(sizes, sizes[1:])):
+            failures.append(f"{fmt}: median bytes do not rise with q: {[round(s) for s in sizes]}")
+    if 90 in qualities:
+        median = per_quality(results[("thumbd", "avif")], 90)[0]
+        lines.append(f"AVIF's median score at q90: {median:.1f} (target {AVIF_MEDIAN_AT_90}).")
+        if median < AVIF_MEDIAN_AT_90:
+            failures.append(f"avif q90: median score {median:.1f} < {AVIF_MEDIAN_AT_90}")
+    cpu_lines = ", ".join(f"{fmt.upper()} {cpu[fmt] / cpu['webp']:.2f}x" for fmt in FORMATS)
+    lines += [f"thumbd's render CPU over every photo and quality, against WebP's: {cpu_lines}.", ""]
+    if cpu["avif"] / cpu["webp"] > AVIF_CPU_AGAINST_WEBP:
+        failures.append(f"avif CPU {cpu['avif'] / cpu['webp']:.2f}x WebP's, target {AVIF_CPU_AGAINST_WEBP}x")
+    return lines, failures
+
+
 def plot(results, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    figure, axes = plt.subplots(1, len(FORMATS), figsize=(11, 4.5))
-    for axis, fmt in zip(axes, FORMATS):
+    figure, axes = plt.subplots(2, len(FORMATS) // 2, figsize=(11, 9))
+    for axis, fmt in zip(axes.flat, FORMATS):
         for (system, f), curves in sorted(results.items()):
             if f != fmt:
                 continue
             qualities = sorted({q for curve in curves.values() for q, *_ in curve})
             points = [per_quality(curves, q) for q in qualities]
             # cwebp's bytes are libvips's (one libwebp, the same settings): dashed over it.
+            reference = system in REFERENCE.values()
             axis.plot([p[2] for p in points], [p[0] for p in points], marker="o", label=system,
-                      color=COLOURS[system], linestyle="--" if system == "cwebp" else "-",
-                      zorder=3 if system == "cwebp" else 2)
+                      color=COLOURS[system], linestyle="--" if reference else "-", zorder=3 if reference else 2)
             for q, p in zip(qualities, points):
                 axis.annotate(str(q), (p[2], p[0]), fontsize=6, textcoords="offset points", xytext=(3, -8))
         axis.set_xscale("log")
@@ -255,11 +336,15 @@ def main():
 
     photos = photos_of(args.photos, args.quick)
     qualities = QUICK_QUALITIES if args.quick else QUALITIES
-    render(args, photos, qualities)
+    cpu = render(args, photos, qualities)
     results = score(args.work, photos, qualities, args.jobs)
     lines, failures = report(results, qualities, photos)
-    measured = autoquality.measure(args, photos, qualities, FORMATS, EXTENSIONS, results, render_thumbd, image_bytes)
-    autoquality_lines, autoquality_failures = autoquality.report(measured, FORMATS)
+    across_lines, across_failures = report_across(results, qualities, cpu)
+    lines += across_lines
+    failures += across_failures
+    searched = ["jpeg", "webp"]
+    measured = autoquality.measure(args, photos, qualities, searched, EXTENSIONS, results, render_thumbd, image_bytes)
+    autoquality_lines, autoquality_failures = autoquality.report(measured, searched)
     lines += autoquality_lines
     failures += autoquality_failures
     print("\n".join(lines))

@@ -1,7 +1,7 @@
 # Shared by deploy/run, deploy/cluster and deploy/test: the Debian packages thumbd needs, the
 # toolchain, the demo's settings and its nginx. Sourced, not run.
 
-THUMBD_PACKAGES=(libfcgi-dev libmagickwand-dev libcurl4-openssl-dev liblcms2-dev libwebp-dev libpng-dev libimagequant-dev libavif-dev nginx imagemagick)
+THUMBD_PACKAGES=(libfcgi-dev libmagickwand-dev libcurl4-openssl-dev liblcms2-dev libwebp-dev libpng-dev libimagequant-dev libavif-dev libjxl-dev nginx imagemagick)
 
 # Installs whatever of THUMBD_PACKAGES, and of the packages named as arguments, is missing
 # (apt-get update first, once).

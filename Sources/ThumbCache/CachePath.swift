@@ -12,7 +12,7 @@ import ThumbRequest
 /// per URL, and the first segment of the request, which nginx's location regexes capture
 /// (NginxSite). The suffix says what nginx must pick by: `.{ext}` for everyone,
 /// `.auto.{ext}` for clients whose Accept header picks that format, `.auto.none.{ext}` for clients
-/// that accept neither WebP nor AVIF. A thumbnail whose answer needs headers nginx would not send
+/// that accept no negotiated format. A thumbnail whose answer needs headers nginx would not send
 /// (an expiry thumbd checks on every request, a download name), or whose URL carries no signature
 /// verified as its path's HMAC (insecure mode, a trusted signature, which passes with any path), is
 /// private: named by the digest of its URI, outside the directory nginx serves, reached only
@@ -22,7 +22,7 @@ public struct CachePath: Sendable, Hashable {
         /// `{name}.{ext}`: right for every client.
         case shared
         /// `{name}.auto.none.{ext}`: a URL that names no format while negotiation is on, rendered
-        /// for a client that accepts neither WebP nor AVIF; nginx offers it to such clients only.
+        /// for a client that accepts no negotiated format; nginx offers it to such clients only.
         case suffixed
         /// `{name}.auto.{ext}`: for clients that accept the format.
         case negotiated
@@ -41,7 +41,7 @@ public struct CachePath: Sendable, Hashable {
     public let format: ImageFormat
 
     /// The order nginx's try_files probes the formats in (NginxSite must agree).
-    public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif]
+    public static let probeOrder: [ImageFormat] = [.jpeg, .png, .webp, .gif, .avif, .jxl]
 
     /// - Parameter signature: the URL's verified signature, nil when none was verified.
     public init(signature: String?, documentURI: String, format: ImageFormat, naming: Naming = .shared) {

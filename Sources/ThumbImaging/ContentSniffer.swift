@@ -22,4 +22,15 @@ public enum ContentSniffer {
         }
         return nil
     }
+
+    /// Why bytes that `format(of:)` does not know are refused, said after their name ("source"):
+    /// a JPEG XL by name, since thumbd writes the format but has no decoder for it under its limits.
+    public static func refusal(of bytes: [UInt8]) -> String {
+        let codestream: [UInt8] = [0xff, 0x0a]
+        let container: [UInt8] = [0x00, 0x00, 0x00, 0x0c, 0x4a, 0x58, 0x4c, 0x20, 0x0d, 0x0a, 0x87, 0x0a]
+        if bytes.starts(with: codestream) || bytes.starts(with: container) {
+            return "is a JPEG XL image, which thumbd writes but does not read"
+        }
+        return "is not a \(readableNames) image"
+    }
 }

@@ -29,7 +29,8 @@ extension MagickEnvironment {
         if isAuthorized(CoderPolicyDomain, ReadPolicyRights, unlistedCoder) {
             problems.append("no coder allow-list is in force (\(unlistedCoder) is readable)")
         }
-        let served = ImageFormat.allCases.map(\.magickName) + ["JPG"]
+        // libjxl writes JPEG XL and nothing reads it: ImageMagick's coder stays refused.
+        let served = ImageFormat.allCases.filter { $0 != .jxl }.map(\.magickName) + ["JPG"]
         let blocked = served.filter {
             !isAuthorized(CoderPolicyDomain, ReadPolicyRights, $0)
                 || !isAuthorized(CoderPolicyDomain, WritePolicyRights, $0)

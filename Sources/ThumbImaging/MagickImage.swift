@@ -275,11 +275,12 @@ final class MagickImage {
 
     /// Every frame gets the format and quality: an animation is written in its first frame's.
     /// `fullChroma`: a JPEG or an AVIF keeps its chroma whole (4:4:4) rather than 4:2:0. The
-    /// encoders' efforts are the options' (`webpEffort`, `avifSpeed`).
+    /// encoders' efforts are the options' (`webpEffort`, `avifSpeed`, `jxlEffort`).
     func encode(as format: ImageFormat, quality: Int, fullChroma: Bool, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
         let webpEffort = options.webpEffort
         if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality, effort: webpEffort) }
         if format == .avif { return try encodeAVIF(quality: quality, fullChroma: fullChroma, speed: options.avifSpeed) }
+        if format == .jxl { return try encodeJXL(quality: quality, effort: options.jxlEffort) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
             if format != .png && format != .gif {

@@ -34,7 +34,7 @@ public struct FallbackImage: Sendable {
         /// The fallback image these bytes make, answered as configured.
         func image(_ bytes: [UInt8]) throws(ThumbError) -> FallbackImage {
             guard let format = ContentSniffer.format(of: bytes) else {
-                throw .unprocessable("the fallback image is not a \(ContentSniffer.readableNames) image")
+                throw .unprocessable("the fallback image \(ContentSniffer.refusal(of: bytes))")
             }
             return FallbackImage(bytes: bytes, format: format, status: status, maxAge: maxAge)
         }

@@ -60,7 +60,7 @@ public struct SourceStage: Sendable {
         return bytes.flatMap { response in
             guard let format = ContentSniffer.format(of: response.body) else {
                 let declared = response.contentType ?? "no content type"
-                return .failure(.unprocessable("source is not a \(ContentSniffer.readableNames) image (\(declared))"))
+                return .failure(.unprocessable("source \(ContentSniffer.refusal(of: response.body)) (\(declared))"))
             }
             return .success(FetchedSource(bytes: response.body, format: format))
         }

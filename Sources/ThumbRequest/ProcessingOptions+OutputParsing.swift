@@ -134,8 +134,7 @@ extension ProcessingOptions {
         let text = args.values[index]
         if let format = ImageFormat(extension: text) { return format }
         if allowingOthers, ImageFormat.otherImgproxyNames.contains(text.lowercased()) { return nil }
-        let known = ImageFormat.allCases.map(\.fileExtension).joined(separator: ", ")
-        throw args.invalid(index, "format", expected: "one of \(known)")
+        throw args.invalid(index, "format", expected: "one of \(ImageFormat.extensionNames)")
     }
 
     // MARK: Handling

@@ -75,6 +75,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     public var avifSpeed = 6
     /// When AVIF halves its chroma (imgproxy's AVIF_SUBSAMPLE).
     public var avifSubsample = AVIFSubsample.off
+    /// libjxl's effort (imgproxy's JXL_EFFORT), 1 (fastest) to 9.
+    public var jxlEffort = 5
     /// PNGs are written with a palette of at most `pngQuantizationColors` colours (imgproxy's
     /// PNG_QUANTIZE and PNG_QUANTIZATION_COLORS). Settings, not in the key, as `webpEffort`.
     public var pngQuantize = false

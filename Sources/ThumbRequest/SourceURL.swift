@@ -31,7 +31,7 @@ public struct SourceURL: Sendable, Hashable {
         // An empty extension (`...@`, `....`) names no format, as in imgproxy.
         if let ext, !ext.isEmpty {
             guard let format = ImageFormat(extension: String(ext)) else {
-                throw .invalidURL("invalid extension \(String(ext).debugDescription): expected jpg, png, webp, gif or avif")
+                throw .invalidURL("invalid extension \(String(ext).debugDescription): expected one of \(ImageFormat.extensionNames)")
             }
             self.format = format
         } else {

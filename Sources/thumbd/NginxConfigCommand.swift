@@ -62,16 +62,21 @@ extension NginxConfigCommand {
         var extras: String?
 
         @Option(name: .customLong("enforce"),
-                help: ArgumentHelp("A format thumbd enforces over the URL's (ENFORCE_WEBP, ENFORCE_AVIF): webp or "
-                    + "avif; repeat for both."),
+                help: ArgumentHelp("A format thumbd enforces over the URL's (ENFORCE_AVIF, ENFORCE_JXL, "
+                    + "ENFORCE_WEBP): avif, jxl or webp; repeat for several."),
                 transform: NginxValue.enforcedFormat)
         var enforced: [ImageFormat] = []
 
         @Option(name: .customLong("auto"),
-                help: ArgumentHelp("A format thumbd negotiates URLs without one to (AUTO_WEBP, AUTO_AVIF): webp or "
-                    + "avif; repeat for both. (default: both)"),
+                help: ArgumentHelp("A format thumbd negotiates URLs without one to (AUTO_AVIF, AUTO_JXL, AUTO_WEBP): "
+                    + "avif, jxl or webp; repeat for several. (default: avif and webp)"),
                 transform: NginxValue.negotiatedFormat)
         var negotiated: [ImageFormat] = []
+
+        @Option(help: ArgumentHelp("thumbd's FORMAT_NEGOTIATION_ORDER: avif, jxl and webp, comma-separated. "
+                    + "(default: \(FormatNegotiation.defaultOrder.map(\.rawValue).joined(separator: ",")))"),
+                transform: NginxValue.negotiationOrder)
+        var order: [ImageFormat]?
 
         @OptionGroup var output: NginxConfigOutput
 
@@ -84,9 +89,9 @@ extension NginxConfigCommand {
             site.hitsLog = hitsLog
             if let accessLog { site.accessLog = accessLog }
             site.extras = extras
-            // AVIF first, as thumbd picks it first.
-            site.enforced = [ImageFormat.avif, .webp].filter(enforced.contains)
-            if !negotiated.isEmpty { site.negotiated = NginxSite.bothNegotiated.filter(negotiated.contains) }
+            if let order { site.order = order }
+            site.enforcedFormats = Set(enforced)
+            if !negotiated.isEmpty { site.negotiatedFormats = Set(negotiated) }
             return site
         }
 

@@ -53,7 +53,7 @@ struct RenderCommand: ParsableCommand {
         }
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
         guard let sourceFormat = ContentSniffer.format(of: source) else {
-            StandardError.write("thumbd render: \(input) is not a \(ContentSniffer.readableNames)\n")
+            StandardError.write("thumbd render: \(input) \(ContentSniffer.refusal(of: source))\n")
             throw ExitCode(1)
         }
 

@@ -47,7 +47,7 @@ struct WarmCommand: ParsableCommand {
     @Option(help: "Lines are source URLs, asked for with this preset (pr:NAME); repeat for several.")
     var preset: [String] = []
 
-    @Option(help: "With --preset: the format to ask for (jpg, png, webp, gif, avif); none keeps the source's.")
+    @Option(help: "With --preset: the format to ask for (\(ImageFormat.extensionNames)); none keeps the source's.")
     var format: String?
 
     @Flag(help: "Lines carry their signature already (e.g. paths from an access log): asked for as they are.")
@@ -72,7 +72,7 @@ struct WarmCommand: ParsableCommand {
         guard concurrency >= 1 else { throw ValidationError("--concurrency is at least 1") }
         guard timeout > 0 else { throw ValidationError("--timeout is above 0") }
         if let format, ImageFormat(extension: format) == nil {
-            throw ValidationError("--format is one of jpg, png, webp, gif, avif")
+            throw ValidationError("--format is one of \(ImageFormat.extensionNames)")
         }
         if format != nil, preset.isEmpty { throw ValidationError("--format goes with --preset") }
         if signed, !preset.isEmpty { throw ValidationError("--signed lines are thumbnails, --preset lines sources: give one") }

@@ -16,15 +16,20 @@ struct NginxSite {
     var accessLog = NginxLog.file("/var/log/nginx/access.log")
     /// A glob of files of extra locations, included in the server.
     var extras: String?
-    /// thumbd's ENFORCE_AVIF / ENFORCE_WEBP: the formats a client's Accept picks even over the
-    /// format a URL names, AVIF first.
-    var enforced: [ImageFormat] = []
-    /// thumbd's AUTO_AVIF / AUTO_WEBP: the formats a URL without one is negotiated to, AVIF first.
-    /// The map must know which are on: with AUTO_WEBP alone, a client accepting both would be
-    /// offered an AVIF that is never made, and every request would reach thumbd.
-    var negotiated = Self.bothNegotiated
+    /// thumbd's ENFORCE_*: the formats a client's Accept picks even over the format a URL names.
+    var enforcedFormats: Set<ImageFormat> = []
+    /// thumbd's AUTO_*: the formats a URL without one is negotiated to. The map must know which
+    /// are on: with AUTO_WEBP alone, a client accepting both would be offered an AVIF that is
+    /// never made, and every request would reach thumbd.
+    var negotiatedFormats = Self.defaultNegotiated
+    /// thumbd's FORMAT_NEGOTIATION_ORDER: the maps try the formats in it, as thumbd does.
+    var order = FormatNegotiation.defaultOrder
 
-    static let bothNegotiated = [ImageFormat.avif, .webp]
+    /// thumbd's defaults in the demo and the package: AVIF and WebP.
+    static let defaultNegotiated: Set<ImageFormat> = [.avif, .webp]
+
+    private var enforced: [ImageFormat] { order.filter(enforcedFormats.contains) }
+    private var negotiated: [ImageFormat] { order.filter(negotiatedFormats.contains) }
 
     /// The upstream several sockets make.
     static let upstreamName = "thumbd_instances"
@@ -40,7 +45,8 @@ struct NginxSite {
         arguments += [["--hits-log", "\(effectiveHitsLog)"], ["--access-log", "\(accessLog)"]]
         if let extras { arguments.append(["--extras", extras]) }
         arguments += enforced.map { ["--enforce", $0.rawValue] }
-        if negotiated != Self.bothNegotiated { arguments += negotiated.map { ["--auto", $0.rawValue] } }
+        if negotiatedFormats != Self.defaultNegotiated { arguments += negotiated.map { ["--auto", $0.rawValue] } }
+        if order != FormatNegotiation.defaultOrder { arguments.append(["--order", order.map(\.rawValue).joined(separator: ",")]) }
         return arguments
     }
 
@@ -87,7 +93,7 @@ struct NginxSite {
     }
 
     /// A URL that names its format while a format is enforced: the client's enforced format
-    /// ({signature}.auto.{avif,webp}), else the source itself where the URL skips processing (the
+    /// ({signature}.auto.{avif,jxl,webp}), else the source itself where the URL skips processing (the
     /// same for every client), else the named format for clients that accept no enforced one.
     private func enforcedLocation(_ format: ImageFormat, suffix: String) -> String {
         let name = "/$thumbd_c/$thumbd_c$thumbd_s"
@@ -112,7 +118,7 @@ struct NginxSite {
         return "\n\n" + """
             # Formats enforced (THUMBD_ENFORCE_\(enforced.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_ENFORCE_"))): a URL that
             # names its format answers a client whose Accept has an enforced format in that format,
-            # at {signature}.auto.{avif,webp}; other clients get {signature}.auto.none.{ext}.
+            # at {signature}.auto.{avif,jxl,webp}; other clients get {signature}.auto.none.{ext}.
             map $http_accept $thumbd_enforced {
             \(lines.joined(separator: "\n"))
                 default     .auto.none;
@@ -131,7 +137,7 @@ struct NginxSite {
         return ".auto." + (names.count == 1 ? names[0] : "{\(names.joined(separator: ","))}")
     }
 
-    /// A map's lines for the clients that accept a negotiated format, AVIF first.
+    /// A map's lines for the clients that accept a negotiated format, in thumbd's order.
     private func negotiatedMapLines(_ value: (ImageFormat) -> String) -> String {
         negotiated.map { "    ~image/\($0.rawValue) \(value($0));" }.joined(separator: "\n")
     }
@@ -144,9 +150,9 @@ struct NginxSite {
     private var tryFiles: String {
         let name = "/$thumbd_c/$thumbd_c$thumbd_s"
         let plain = CachePath.probeOrder.map { "\(name).\($0.fileExtension)" }
-        let negotiated = [ImageFormat.jpeg, .png, .gif, .webp, .avif].map { "\(name)$thumbd_plain.\($0.fileExtension)" }
+        let negotiated = [ImageFormat.jpeg, .png, .gif, .webp, .avif, .jxl].map { "\(name)$thumbd_plain.\($0.fileExtension)" }
         let lines = [["\(name)$thumbd_negotiated"], Array(plain[0..<3]), Array(plain[3...]), Array(negotiated[0..<2]),
-                     Array(negotiated[2..<4]), [negotiated[4], "@thumbd;"]]
+                     Array(negotiated[2..<4]), Array(negotiated[4..<6]), ["@thumbd;"]]
         return "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n                  ")
     }
 
@@ -181,8 +187,10 @@ struct NginxSite {
         #   --extras        a glob of extra location files (the demo origin); may match nothing. Their
         #                   locations must be `location = ` or `location ^~ `: the regexes below take
         #                   every URI whose first segment could be a signature.
-        #   --enforce       a format of thumbd's ENFORCE_AVIF / ENFORCE_WEBP, once each
-        #   --auto          a format of thumbd's AUTO_AVIF / AUTO_WEBP, once each; both when not given
+        #   --enforce       a format of thumbd's ENFORCE_AVIF / _JXL / _WEBP, once each
+        #   --auto          a format of thumbd's AUTO_AVIF / _JXL / _WEBP, once each; avif and webp when
+        #                   not given
+        #   --order         thumbd's FORMAT_NEGOTIATION_ORDER, when not avif,jxl,webp
         \#(upstream)
         # Format negotiation (THUMBD_AUTO_\#(negotiated.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_AUTO_"))): every rendition of a URL without a
         # format lives at {signature}\#(negotiatedNames) or, for clients that accept neither,

@@ -26,19 +26,28 @@ enum NginxValue {
         try absolute(text, allowed: globCharacters, what: "glob")
     }
 
-    /// A format thumbd may enforce over the URL's: `webp` or `avif`.
+    /// A format thumbd may enforce over the URL's: `avif`, `jxl` or `webp`.
     static func enforcedFormat(_ text: String) throws -> ImageFormat {
-        try webpOrAvif(text, "cannot be enforced")
+        try negotiable(text, "cannot be enforced")
     }
 
-    /// A format thumbd may negotiate a URL without one to: `webp` or `avif`.
+    /// A format thumbd may negotiate a URL without one to: `avif`, `jxl` or `webp`.
     static func negotiatedFormat(_ text: String) throws -> ImageFormat {
-        try webpOrAvif(text, "cannot be negotiated")
+        try negotiable(text, "cannot be negotiated")
     }
 
-    private static func webpOrAvif(_ text: String, _ refusal: String) throws -> ImageFormat {
-        guard let format = ImageFormat(rawValue: text), format == .webp || format == .avif else {
-            throw ValidationError("'\(text)' \(refusal): webp or avif only")
+    /// thumbd's FORMAT_NEGOTIATION_ORDER: `avif`, `jxl` and `webp`, comma-separated, each once.
+    static func negotiationOrder(_ text: String) throws -> [ImageFormat] {
+        let formats = try text.split(separator: ",").map { try negotiable(String($0), "cannot be negotiated") }
+        guard formats.count == FormatNegotiation.defaultOrder.count, Set(formats) == Set(FormatNegotiation.defaultOrder) else {
+            throw ValidationError("'\(text)' is no order: avif, jxl and webp, comma-separated, each once")
+        }
+        return formats
+    }
+
+    private static func negotiable(_ text: String, _ refusal: String) throws -> ImageFormat {
+        guard let format = ImageFormat(rawValue: text), FormatNegotiation.defaultOrder.contains(format) else {
+            throw ValidationError("'\(text)' \(refusal): avif, jxl or webp only")
         }
         return format
     }

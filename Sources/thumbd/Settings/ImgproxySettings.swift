@@ -159,11 +159,10 @@ enum ImgproxySettings {
          ["JPEG_NO_SUBSAMPLE"]),
         (.sameAsThumbd("true", otherwise: "thumbd's WebP always converts to YUV the sharp way (smart subsampling): "
             + "fewer bytes at equal quality"), ["WEBP_SMART_SUBSAMPLE"]),
-        (.refused("JPEG XL is not supported"), ["JXL_EFFORT", "AUTOQUALITY_JXL_NET"]),
-        (.sameAsThumbd("false", otherwise: "JPEG XL is not supported"), ["AUTO_JXL", "ENFORCE_JXL"]),
         (.refused("autoquality's ml method needs neural network models, which thumbd does not run; dssim is the "
             + "same search without them"), [
-            "AUTOQUALITY_JPEG_NET", "AUTOQUALITY_WEBP_NET", "AUTOQUALITY_AVIF_NET", "AUTOQUALITY_ML_INFERENCE_NUM_STREAMS",
+            "AUTOQUALITY_JPEG_NET", "AUTOQUALITY_WEBP_NET", "AUTOQUALITY_AVIF_NET", "AUTOQUALITY_JXL_NET",
+            "AUTOQUALITY_ML_INFERENCE_NUM_STREAMS",
             "AUTOQUALITY_ML_INFERENCE_NUM_THREADS", "AUTOQUALITY_ML_EXECUTION_MODE", "AUTOQUALITY_ML_CPU_PINNING",
         ]),
         (.refused("the best format is not supported"), [

@@ -18,15 +18,17 @@ public enum Setting: CaseIterable, Sendable {
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
     case presets, onlyPresets, allowSecurityOptions
     case stripMetadata, keepCopyright, stripColorProfile, autoRotate, returnAttachment, skipProcessingFormats
-    case quality, formatQuality, subsampleBelow, webpEffort, avifSpeed, avifSubsample, pngQuantize, pngQuantizationColors
+    case quality, formatQuality, subsampleBelow, webpEffort, avifSpeed, avifSubsample, jxlEffort
+    case pngQuantize, pngQuantizationColors
     case autoqualityMethod, autoqualityTarget, autoqualityMin, autoqualityFormatMin, autoqualityMax
     case autoqualityFormatMax, autoqualityAllowedError, autoqualityMaxResolution, autoqualityScoreResolution
     case autoqualityDssimSlope
-    case autoWebp, autoAvif, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
+    case autoWebp, autoAvif, autoJxl, sourceFormats, maxAnimationFrames, maxRenderSeconds, magickPolicyDir
     case watermarkPath, watermarkData, watermarkOpacity, maxResultDimension, trustedSignatures
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     // The output format's choice (where the URL names none, or the client's Accept overrides it).
-    case preferredFormats, enforceWebp, enforceAvif, enableWebpDetection, enableAvifDetection
+    case preferredFormats, enforceWebp, enforceAvif, enforceJxl, enableWebpDetection, enableAvifDetection
+    case formatNegotiationOrder
     case prometheusBind, prometheusNamespace, metricsToken
 
     // swiftlint:disable:next function_body_length
@@ -253,7 +255,7 @@ public enum Setting: CaseIterable, Sendable {
         case .quality:
             .init("QUALITY", imgproxy: true, reloads: true,
                   .integer(1...100), .described("per format, as FORMAT_QUALITY"),
-                  "Quality of JPEG, WebP and AVIF where a URL asks for none.")
+                  "Quality of JPEG, WebP, AVIF and JPEG XL where a URL asks for none.")
         case .formatQuality:
             .init("FORMAT_QUALITY", imgproxy: true, reloads: true, .text,
                   .field { _ in
@@ -295,6 +297,15 @@ public enum Setting: CaseIterable, Sendable {
                       + "bytes at equal SSIMULACRA2 from a score of 60 up: 0.65x WebP's at speed 6 against 4:2:0's "
                       + "0.94x (6 photos, scores 60 to 70). JPEG's chroma follows "
                       + "`SUBSAMPLE_BELOW` instead; this is AVIF's alone.")
+        case .jxlEffort:
+            .init("JXL_EFFORT", imgproxy: true, reloads: true,
+                  .integer(1...9), .field { "\($0.options.base.jxlEffort)" },
+                  "How hard JPEG XL's encoder (libjxl) searches, 1 (fastest) to 9.",
+                  details: "How hard JPEG XL's encoder (libjxl) searches, 1 (fastest) to 9. Over 18 photos' "
+                      + "300x200 fills at equal SSIMULACRA2 (65 to 75), effort 4 wrote 0.75x thumbd's JPEG bytes for "
+                      + "1.05x its render CPU, 5 0.69x for 1.20x, 7 0.69x for 1.32x, 8 0.66x for 3.13x: thumbd's "
+                      + "default is 5 (imgproxy's is 4). Not in the key: stored thumbnails keep the bytes they were "
+                      + "written with.")
         case .pngQuantize:
             .init("PNG_QUANTIZE", imgproxy: true, reloads: true,
                   .boolean, .field { "\($0.options.base.pngQuantize)" },
@@ -383,6 +394,12 @@ public enum Setting: CaseIterable, Sendable {
         case .autoAvif:
             .init("AUTO_AVIF", imgproxy: true, .boolean, .field { "\($0.negotiation.avif)" },
                   "AVIF for URLs without a format when the client accepts it.")
+        case .autoJxl:
+            .init("AUTO_JXL", imgproxy: true, .boolean, .field { "\($0.negotiation.jxl)" },
+                  "JPEG XL for URLs without a format when the client accepts it (after AVIF, by default).",
+                  details: "JPEG XL for URLs without a format when the client's Accept has `image/jxl` and, in "
+                      + "`FORMAT_NEGOTIATION_ORDER`, no format before it; nginx's site must be written with "
+                      + "`--auto jxl` (with the other formats negotiated) so that hits agree.")
         case .sourceFormats:
             .init("SOURCE_FORMATS", .text,
                   .field { settings in
@@ -474,12 +491,28 @@ public enum Setting: CaseIterable, Sendable {
                   "AVIF whenever the client accepts it, even where the URL names another format.",
                   details: "AVIF whenever the client's Accept has `image/avif` (before WebP), even where the URL "
                       + "names another format; nginx's site must be written with `--enforce avif`.")
+        case .enforceJxl:
+            .init("ENFORCE_JXL", imgproxy: true, .boolean, .field { "\($0.negotiation.enforceJxl)" },
+                  "JPEG XL whenever the client accepts it, even where the URL names another format.",
+                  details: "JPEG XL whenever the client's Accept has `image/jxl` and no format before it in "
+                      + "`FORMAT_NEGOTIATION_ORDER`, even where the URL names another format; nginx's site must "
+                      + "be written with `--enforce jxl`.")
         case .enableWebpDetection:
             .init("ENABLE_WEBP_DETECTION", imgproxy: true, .boolean, .none,
                   "Deprecated name of AUTO_WEBP, which wins when both are set.")
         case .enableAvifDetection:
             .init("ENABLE_AVIF_DETECTION", imgproxy: true, .boolean, .none,
                   "Deprecated name of AUTO_AVIF, which wins when both are set.")
+        case .formatNegotiationOrder:
+            .init("FORMAT_NEGOTIATION_ORDER", .text,
+                  .field { $0.negotiation.order.map(\.rawValue).joined(separator: ",") },
+                  "The order Accept is matched in: avif, jxl and webp, comma-separated, each once.",
+                  details: "The order the negotiated formats are matched against the client's Accept: `avif`, "
+                      + "`jxl` and `webp`, comma-separated, each once. A client that accepts several gets the "
+                      + "first that is on (`AUTO_*`, `ENFORCE_*`). thumbd's own: imgproxy tries JPEG XL first, "
+                      + "but at thumbnail sizes AVIF takes fewer bytes at equal quality (bench/quality), so "
+                      + "Safari, which accepts both, gets AVIF. nginx's site must be written with the same "
+                      + "`--order`.")
         case .prometheusBind:
             .init("PROMETHEUS_BIND", imgproxy: true, .text, .described("off"),
                   "host:port of a listener answering GET /metrics, for a Prometheus nginx's site does not allow.",

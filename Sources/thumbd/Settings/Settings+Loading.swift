@@ -67,8 +67,11 @@ extension Settings {
         reader.bool(.enableAvifDetection) { configuration.negotiation.avif = $0 }
         reader.bool(.autoWebp) { configuration.negotiation.webp = $0 }
         reader.bool(.autoAvif) { configuration.negotiation.avif = $0 }
+        reader.bool(.autoJxl) { configuration.negotiation.jxl = $0 }
         reader.bool(.enforceWebp) { configuration.negotiation.enforceWebp = $0 }
         reader.bool(.enforceAvif) { configuration.negotiation.enforceAvif = $0 }
+        reader.bool(.enforceJxl) { configuration.negotiation.enforceJxl = $0 }
+        reader.read(.formatNegotiationOrder) { configuration.negotiation.order = try negotiationOrder($0) }
         reader.read(.preferredFormats) { configuration.render.preferredFormats = try preferredFormats($0) }
         reader.decimal(.maxRenderSeconds) { configuration.render.maxRenderSeconds = $0 }
         reader.integer(.maxAnimationFrames) { configuration.render.maxAnimationFrames = $0 }
@@ -192,12 +195,13 @@ extension Settings {
             }
         }
         reader.integer(.quality) { quality in
-            for format in [ImageFormat.jpeg, .webp, .avif] { qualities[format] = quality }
+            for format in ImageFormat.allCases.filter(\.isLossy) { qualities[format] = quality }
         }
         reader.read(.formatQuality) { qualities.merge(try formatQualities($0)) { $1 } }
         reader.integer(.subsampleBelow) { base.subsampleBelow = $0 }
         reader.integer(.webpEffort) { base.webpEffort = $0 }
         reader.integer(.avifSpeed) { base.avifSpeed = $0 }
+        reader.integer(.jxlEffort) { base.jxlEffort = $0 }
         reader.read(.avifSubsample) {
             guard let subsample = AVIFSubsample(rawValue: $0.lowercased()) else { throw InvalidValue(expected: "expected auto, on or off") }
             base.avifSubsample = subsample
@@ -261,6 +265,16 @@ extension Settings {
               formats.formats.count == names.count else {
             let known = ImageFormat.allCases.map(\.rawValue).joined(separator: ", ")
             throw InvalidValue(expected: "expected formats from \(known), comma-separated, at least one")
+        }
+        return formats
+    }
+
+    /// `avif,jxl,webp` in any order, each once.
+    private static func negotiationOrder(_ text: String) throws -> [ImageFormat] {
+        let formats = list(text).compactMap { ImageFormat(rawValue: $0.lowercased()) }
+        guard formats.count == FormatNegotiation.defaultOrder.count,
+              Set(formats) == Set(FormatNegotiation.defaultOrder) else {
+            throw InvalidValue(expected: "expected avif, jxl and webp, comma-separated, each once")
         }
         return formats
     }

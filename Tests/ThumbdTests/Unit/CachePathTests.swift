@@ -89,9 +89,10 @@ struct CachePathTests {
     }
 
     @Test func candidatesFollowTheProbeOrder() {
-        #expect(CachePath.probeOrder == [.jpeg, .png, .webp, .gif, .avif])
+        #expect(CachePath.probeOrder == [.jpeg, .png, .webp, .gif, .avif, .jxl])
         #expect(CachePath.candidates(signature: "abc", documentURI: "/abc/x").map(\.relative)
-            == ["/served/a/abc.jpg", "/served/a/abc.png", "/served/a/abc.webp", "/served/a/abc.gif", "/served/a/abc.avif"])
+            == ["/served/a/abc.jpg", "/served/a/abc.png", "/served/a/abc.webp", "/served/a/abc.gif", "/served/a/abc.avif",
+                "/served/a/abc.jxl"])
         // A format the URL names, or negotiation picks, leaves one place to look
         #expect(CachePath.candidates(signature: "abc", documentURI: "/abc/x@webp", format: .webp).map(\.relative)
             == ["/served/a/abc.webp"])

@@ -117,8 +117,9 @@ struct ConfigurationTests {
     // read before AUTO_WEBP)
     @Test func theOutputFormatSettingsAreImgproxys() throws {
         #expect(try Self.load([:]).render.preferredFormats.formats == [.jpeg, .png, .gif])
-        #expect(try Self.load([.preferredFormats: "webp, jxl, PNG"]).render.preferredFormats.formats == [.webp, .png])
-        #expect(Self.problems([.preferredFormats: "jxl"]).count == 1)
+        #expect(try Self.load([.preferredFormats: "webp, heic, PNG"]).render.preferredFormats.formats == [.webp, .png])
+        #expect(try Self.load([.preferredFormats: "jxl,jpeg"]).render.preferredFormats.formats == [.jxl, .jpeg])
+        #expect(Self.problems([.preferredFormats: "heic"]).count == 1)
         #expect(Self.problems([.preferredFormats: "jpeg,bogus"]).count == 1)
 
         let negotiation = try Self.load([.enforceWebp: "true", .enforceAvif: "1", .enableWebpDetection: "true"]).negotiation
@@ -126,6 +127,18 @@ struct ConfigurationTests {
         #expect(try Self.load([.enableAvifDetection: "true"]).negotiation.avif)
         // the current name wins over the deprecated one
         #expect(try !Self.load([.enableWebpDetection: "true", .autoWebp: "false"]).negotiation.webp)
+    }
+
+    @Test func jpegXLIsNegotiatedInTheOrderSet() throws {
+        let negotiation = try Self.load([.autoJxl: "true", .enforceJxl: "true", .jxlEffort: "7"])
+        #expect(negotiation.negotiation == FormatNegotiation(jxl: true, enforceJxl: true))
+        #expect(negotiation.options.base.jxlEffort == 7)
+        #expect(try Self.load([:]).negotiation.order == [.avif, .jxl, .webp])
+        #expect(try Self.load([.formatNegotiationOrder: "jxl, AVIF,webp"]).negotiation.order == [.jxl, .avif, .webp])
+        for wrong in ["avif,webp", "avif,jxl,webp,avif", "avif,jxl,png", ""] {
+            #expect(Self.problems([.formatNegotiationOrder: wrong]).count == 1, "\(wrong) was taken")
+        }
+        #expect(Self.problems([.jxlEffort: "10"]).count == 1)
     }
 
     @Test func paramsTimeoutIsRead() throws {

@@ -1,13 +1,14 @@
 import Testing
 @testable import ThumbRequest
 
-/// AUTO_ and ENFORCE_ WebP/AVIF as imgproxy reads the client's Accept header, and what a request
+/// AUTO_ and ENFORCE_ WebP/AVIF/JPEG XL as imgproxy reads the client's Accept header, and what a request
 /// becomes once negotiated.
 @Suite(.timeLimit(.minutes(1)))
 struct FormatNegotiationTests {
     static let chrome = "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"
     static let webpOnly = "image/webp,image/apng,image/*,*/*;q=0.8"
     static let neither = "image/apng,image/*,*/*;q=0.8"
+    static let safari = "image/webp,image/avif,image/jxl,image/heic,image/heic-sequence,video/*;q=0.8,image/png,image/svg+xml,image/*;q=0.8,*/*;q=0.5"
 
     // imgproxy clientfeatures/detector_test.go TestFeaturesAutoFormats
     @Test(arguments: [
@@ -23,6 +24,14 @@ struct FormatNegotiationTests {
         // AVIF before WebP when both are offered and accepted (docs: "the priority is ... AVIF, WebP")
         (FormatNegotiation(webp: true, avif: true), chrome, .avif),
         (FormatNegotiation(webp: true, avif: true), webpOnly, .webp),
+        // JPEG XL after AVIF by default (fewer bytes at equal quality), before it in imgproxy's order
+        (FormatNegotiation(webp: true, avif: true, jxl: true), safari, .avif),
+        (FormatNegotiation(webp: true, avif: true, jxl: true), chrome, .avif),
+        (FormatNegotiation(webp: true, jxl: true), safari, .jxl),
+        (FormatNegotiation(webp: true, jxl: true), webpOnly, .webp),
+        (FormatNegotiation(webp: true, avif: true, jxl: true, order: [.jxl, .avif, .webp]), safari, .jxl),
+        (FormatNegotiation(webp: true, avif: true, jxl: true, order: [.webp, .jxl, .avif]), safari, .webp),
+        (FormatNegotiation(jxl: true), chrome, nil),
     ])
     func aURLWithoutAFormatTakesWhatAcceptOffers(_ negotiation: FormatNegotiation, _ accept: String, _ expected: ImageFormat?) {
         #expect(negotiation.format(for: accept, formatInURL: nil) == expected)
@@ -39,11 +48,15 @@ struct FormatNegotiationTests {
         (FormatNegotiation(enforceWebp: true, enforceAvif: true), webpOnly, .webp),
         // AUTO_AVIF does not override the URL's format, ENFORCE_WEBP does
         (FormatNegotiation(avif: true, enforceWebp: true), chrome, .webp),
+        (FormatNegotiation(enforceJxl: true), safari, .jxl),
+        (FormatNegotiation(enforceJxl: true), chrome, nil),
+        (FormatNegotiation(enforceAvif: true, enforceJxl: true), safari, .avif),
     ])
     func aURLWithAFormatIsOverriddenOnlyByAnEnforcedOne(_ negotiation: FormatNegotiation, _ accept: String,
                                                        _ expected: ImageFormat?) {
         #expect(negotiation.format(for: accept, formatInURL: .png) == expected)
-        #expect(negotiation.varies(formatInURL: .png) == (negotiation.enforceWebp || negotiation.enforceAvif))
+        #expect(negotiation.varies(formatInURL: .png)
+            == (negotiation.enforceWebp || negotiation.enforceAvif || negotiation.enforceJxl))
     }
 
     /// imgproxy (strings.Contains) and nginx's `map` (`~`, case-sensitive) match Accept as it is

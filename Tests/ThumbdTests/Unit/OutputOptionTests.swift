@@ -158,7 +158,7 @@ struct OutputOptionTests {
         BadOptionRow("aq:dssim:0.02:70:80:2", #"invalid aq allowed_error "2""#),
         BadOptionRow("aq:dssim:0.02:70:80:0.002:1", "aq takes 1 to 5 arguments, got 6"),
         // f, skp
-        BadOptionRow("f:heic", #"invalid f format "heic": expected one of jpg, png, webp, gif, avif"#),
+        BadOptionRow("f:heic", #"invalid f format "heic": expected one of jpg, png, webp, gif, avif, jxl"#),
         BadOptionRow("format:x:y", "format takes 1 argument, got 2"),
         BadOptionRow("skp:xyz", #"invalid skp format "xyz""#),
         // raw, cb, exp, fn, att
