@@ -35,6 +35,9 @@ import quality_autoquality as autoquality
 WIDTH, HEIGHT = 300, 200
 QUALITIES = [40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100]
 QUICK_QUALITIES = [60, 80, 95]
+# AVIF and JPEG XL reach the scores compared (60 to 75) only at lower qualities than JPEG and WebP.
+LOW_QUALITIES = [20, 25, 30, 35]
+QUICK_LOW_QUALITIES = [30]
 QUICK_PHOTOS = 4
 SCORES = [60, 70, 80]
 FORMATS = ["jpeg", "webp", "avif", "jxl"]
@@ -130,6 +133,13 @@ def photos_of(directory, quick):
     return found[:QUICK_PHOTOS] if quick else found
 
 
+def qualities_for(fmt, qualities):
+    """`qualities`, with the lower ones AVIF and JPEG XL need to reach the scores compared."""
+    if fmt not in DECODERS:
+        return qualities
+    return (QUICK_LOW_QUALITIES if qualities == QUICK_QUALITIES else LOW_QUALITIES) + qualities
+
+
 def render(args, photos, qualities):
     """Every encode and lossless reference, into args.work; {format: thumbd's render CPU in ms,
     summed over the photos and qualities}."""
@@ -142,7 +152,7 @@ def render(args, photos, qualities):
         jobs.append(lambda p=photo, s=stem: render_vips(p, f"{s}.vips.png", "strip"))
         for fmt in FORMATS:
             ext = EXTENSIONS[fmt]
-            for q in qualities:
+            for q in qualities_for(fmt, qualities):
                 thumbd_jobs.append((fmt, lambda p=photo, s=stem, q=q, ext=ext:
                                     render_thumbd(args.thumbd, p, f"{s}.thumbd.q{q}.{ext}", f"q:{q}")))
                 jobs.append(lambda p=photo, s=stem, q=q, ext=ext, fmt=fmt:
@@ -155,20 +165,20 @@ def render(args, photos, qualities):
     # The reference encoders read libvips's lossless fill, so they are scored against the same reference.
     run_all([lambda s=work / p.stem, q=q, fmt=fmt, tool=tool:
              render_reference(fmt, f"{s}.vips.png", f"{s}.{tool}.q{q}.{EXTENSIONS[fmt]}", q)
-             for p in photos for q in qualities for fmt, tool in REFERENCE.items()], args.jobs)
+             for p in photos for fmt, tool in REFERENCE.items() for q in qualities_for(fmt, qualities)], args.jobs)
     return cpu
 
 
 def score(work, photos, qualities, jobs):
     """{(system, format): {photo: [(quality, bytes, lossless, score)]}} for thumbd, vips and cwebp."""
     work = Path(work)
-    systems = [(system, fmt) for fmt in FORMATS for system in ["thumbd", "vips"] + [REFERENCE[fmt]] * (fmt in REFERENCE)]
+    systems = [(system, fmt) for fmt in FORMATS for system in ["thumbd", "vips"] + ([REFERENCE[fmt]] if fmt in REFERENCE else [])]
     tasks = []
     for system, fmt in systems:
         reference_system = "vips" if system in REFERENCE.values() else system
         for photo in photos:
             stem = work / photo.stem
-            for q in qualities:
+            for q in qualities_for(fmt, qualities):
                 tasks.append((system, fmt, photo.name, q, f"{stem}.{reference_system}.png",
                               f"{stem}.{system}.q{q}.{EXTENSIONS[fmt]}"))
     # The metric is numpy in Python: processes, not threads, use every core.
@@ -228,7 +238,7 @@ def report(results, qualities, photos):
         lines += [f"### {fmt.upper()}", "",
                   "| q | " + " | ".join(f"{s} median / worst score, median bytes" for s in ["thumbd"] + others) + " |",
                   "| --- |" + " --- |" * (1 + len(others))]
-        for q in qualities:
+        for q in qualities_for(fmt, qualities):
             cells = []
             for system in ["thumbd"] + others:
                 median, worst, size = per_quality(results[(system, fmt)], q)
@@ -280,7 +290,7 @@ def report_across(results, qualities, cpu):
                             + (f"{mean:.3f}x" if mean else "nothing to compare") + f", target {target}x")
     lines.append("")
     for fmt in ["avif", "jxl"]:
-        sizes = [per_quality(results[("thumbd", fmt)], q)[2] for q in qualities]
+        sizes = [per_quality(results[("thumbd", fmt)], q)[2] for q in qualities_for(fmt, qualities)]
         if any(b <= a for a, b in zip(sizes, sizes[1:])):
             failures.append(f"{fmt}: median bytes do not rise with q: {[round(s) for s in sizes]}")
     if 90 in qualities:

@@ -5,10 +5,10 @@ import ThumbRuntime
 /// it has at most `maxPixels`, else on its sample (AutoQualitySample). A JPEG candidate is then
 /// encoded again on the sample's mosaic, at its quality and chroma: JPEG codes each block from its
 /// own pixels at the quality's tables, so the mosaic's blocks come out as the result's do, and no
-/// full-size candidate is decoded. A WebP's encoder adapts its quantisers and filter to the whole
-/// picture, so a mosaic of tiles comes out unlike them: the search's own candidate is decoded by
-/// libwebp and the tiles cut from it. DSSIM's planes are bounded by `maxPixels` either way, fixed
-/// before the search starts; a WebP's decode, while it is cut, by the result.
+/// full-size candidate is decoded. WebP's and AVIF's encoders adapt their quantisers and filters
+/// to the whole picture, so a mosaic of tiles comes out unlike them: the search's own candidate is
+/// decoded (libwebp, libavif) and the tiles cut from it. DSSIM's planes are bounded by `maxPixels` either way, fixed before the search starts; a
+/// decode, while it is cut, by the result.
 struct AutoQualityScorer {
     let format: ImageFormat
     let options: ProcessingOptions
@@ -38,7 +38,7 @@ struct AutoQualityScorer {
     /// The DSSIM of the candidate the search encoded at `quality` as `bytes`.
     func score(quality: Int, fullChroma: Bool, bytes: [UInt8]) throws(ThumbError) -> Double {
         guard let sample else { return reference.score(try MagickImage.decodedPixels(bytes, format: format)) }
-        if format == .webp {
+        if format == .webp || format == .avif {
             return reference.score(try MagickImage.decodedPixels(bytes, format: format, sample: sample.geometry))
         }
         let encoded = try sample.mosaic.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)

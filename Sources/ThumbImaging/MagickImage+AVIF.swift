@@ -56,6 +56,34 @@ extension MagickImage {
         return Array(UnsafeBufferPointer(start: data, count: output.size))
     }
 
+    /// An AVIF of thumbd's own, decoded by libavif (libaom, one thread) to 8-bit RGBA, as
+    /// avifdec decodes it: ImageMagick's HEIC coder converts its colour less exactly.
+    static func decodedAVIF(_ bytes: [UInt8]) throws(ThumbError) -> (rgba: [UInt8], width: Int, height: Int) {
+        guard let decoder = avifDecoderCreate(), let image = avifImageCreateEmpty() else {
+            throw .internalFailure("libavif: out of memory")
+        }
+        defer {
+            avifImageDestroy(image)
+            avifDecoderDestroy(decoder)
+        }
+        decoder.pointee.maxThreads = 1
+        let read = bytes.withUnsafeBufferPointer { avifDecoderReadMemory(decoder, image, $0.baseAddress, $0.count) }
+        guard read == AVIF_RESULT_OK else { throw avifFailure("cannot decode", read) }
+        var rgb = avifRGBImage()
+        avifRGBImageSetDefaults(&rgb, image)
+        rgb.format = AVIF_RGB_FORMAT_RGBA
+        rgb.depth = 8
+        rgb.rowBytes = image.pointee.width * 4
+        let (width, height) = (Int(image.pointee.width), Int(image.pointee.height))
+        var rgba = [UInt8](repeating: 0, count: width * height * 4)
+        let converted = rgba.withUnsafeMutableBufferPointer { buffer in
+            rgb.pixels = buffer.baseAddress
+            return avifImageYUVToRGB(image, &rgb)
+        }
+        guard converted == AVIF_RESULT_OK else { throw avifFailure("cannot convert to RGB", converted) }
+        return (rgba, width, height)
+    }
+
     /// libheif's mapping of a 0-100 quality onto libaom's 0-63 quantiser scale (lower is finer).
     static func cqLevel(quality: Int) -> Int {
         ((100 - min(100, max(0, quality))) * 63 + 50) / 100

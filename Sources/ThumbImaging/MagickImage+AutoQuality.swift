@@ -66,28 +66,41 @@ extension MagickImage {
         return pixels.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: width, height: height) }
     }
 
-    /// An encoded candidate's pixels, as its viewer will see them: of a WebP, only `sample`'s
-    /// tiles where one is given (libwebp's RGBA for the whole, 4 bytes a pixel, only while they
-    /// are cut out).
+    /// An encoded candidate's pixels, as its viewer will see them: of a WebP or an AVIF, only
+    /// `sample`'s tiles where one is given (the whole decoded, 4 bytes a pixel, only while they
+    /// are cut out), each by its own library as the reference decoders do.
     static func decodedPixels(_ bytes: [UInt8], format: ImageFormat,
                               sample: AutoQualitySample? = nil) throws(ThumbError) -> PixelBuffer {
-        if format == .webp {
+        switch format {
+        case .webp:
             var width: Int32 = 0, height: Int32 = 0
             guard let rgba = bytes.withUnsafeBufferPointer({ WebPDecodeRGBA($0.baseAddress, $0.count, &width, &height) })
             else { throw .internalFailure("autoquality: libwebp cannot decode its own WebP") }
             defer { WebPFree(rgba) }
             let pixels = UnsafeBufferPointer(start: rgba, count: Int(width) * Int(height) * 4)
-            guard let sample else { return PixelBuffer(premultiplying: pixels, width: Int(width), height: Int(height)) }
-            var tiles = [UInt8](repeating: 0, count: sample.width * sample.height * 4)
-            for (index, tile) in sample.tiles.enumerated() {
-                sample.copyTile(index, channels: 4, from: pixels, start: (tile.y * Int(width) + tile.x) * 4,
-                                rowBytes: Int(width) * 4, into: &tiles)
+            return pixelBuffer(pixels, width: Int(width), height: Int(height), sample: sample)
+        case .avif:
+            let decoded = try decodedAVIF(bytes)
+            return decoded.rgba.withUnsafeBufferPointer {
+                pixelBuffer($0, width: decoded.width, height: decoded.height, sample: sample)
             }
-            return tiles.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: sample.width, height: sample.height) }
+        default:
+            precondition(sample == nil, "only a WebP or an AVIF is cut to a sample")
+            let image = MagickImage()
+            try image.read(bytes)
+            return try image.rgbPixels()
         }
-        precondition(sample == nil, "only a WebP is cut to a sample")
-        let image = MagickImage()
-        try image.read(bytes)
-        return try image.rgbPixels()
+    }
+
+    /// Decoded RGBA as DSSIM compares it: whole, or cut to `sample`'s tiles.
+    private static func pixelBuffer(_ rgba: UnsafeBufferPointer<UInt8>, width: Int, height: Int,
+                                    sample: AutoQualitySample?) -> PixelBuffer {
+        guard let sample else { return PixelBuffer(premultiplying: rgba, width: width, height: height) }
+        var tiles = [UInt8](repeating: 0, count: sample.width * sample.height * 4)
+        for (index, tile) in sample.tiles.enumerated() {
+            sample.copyTile(index, channels: 4, from: rgba, start: (tile.y * width + tile.x) * 4, rowBytes: width * 4,
+                            into: &tiles)
+        }
+        return tiles.withUnsafeBufferPointer { PixelBuffer(premultiplying: $0, width: sample.width, height: sample.height) }
     }
 }

@@ -3,9 +3,9 @@ import ThumbRuntime
 /// imgproxy Pro's autoquality: the encoder's quality chosen per image, between a minimum and a
 /// maximum, by a target: `size` takes the largest quality whose file fits `target` bytes (the
 /// minimum when none does), `dssim` the lowest whose DSSIM against the unencoded thumbnail is
-/// at most `target` (the maximum when none is). Only JPEG and WebP stills are searched: PNG and GIF
-/// ignore quality, an animation keeps its quality, and AVIF's candidates are not scored yet (its
-/// bounds are kept for when they are). The defaults are imgproxy's settings'.
+/// at most `target` (the maximum when none is). Only JPEG, WebP and AVIF stills are searched: PNG
+/// and GIF ignore quality, an animation keeps its quality, and JPEG XL is encoded at its plain
+/// quality (imgproxy's autoquality has no JPEG XL bounds). The defaults are imgproxy's settings'.
 public struct AutoQuality: Sendable, Hashable {
     public enum Method: String, Sendable, CaseIterable {
         case none, size, dssim
@@ -51,7 +51,7 @@ public struct AutoQuality: Sendable, Hashable {
     }
 
     /// The formats whose quality is searched.
-    public static func searches(_ format: ImageFormat) -> Bool { format == .jpeg || format == .webp }
+    public static func searches(_ format: ImageFormat) -> Bool { format == .jpeg || format == .webp || format == .avif }
 
     /// `autoquality:%method:%target:%min_quality:%max_quality:%allowed_error`, every argument
     /// optional. A URL's minimum or maximum holds for every format, over the per-format settings.

@@ -83,7 +83,7 @@ struct AutoQualityTests {
     }
 
     @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
-          arguments: [ImageFormat.jpeg, .webp])
+          arguments: [ImageFormat.jpeg, .webp, .avif])
     func dssimFallsAsTheQualityRises(format: ImageFormat) throws {
         let image = try Self.photo()
 
@@ -94,12 +94,12 @@ struct AutoQualityTests {
     }
 
     @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
-          arguments: [ImageFormat.jpeg, .webp])
+          arguments: [ImageFormat.jpeg, .webp, .avif])
     func dssimGivesASimplePictureALowerQualityThanADetailedPhotoAndMeetsItsTarget(format: ImageFormat) throws {
         // Given autoquality over the whole range at a target between what the two need
         var settings = AutoQuality()
         (settings.method, settings.target, settings.allowedError) = (.dssim, 0.003, 0.0005)
-        (settings.minQuality, settings.maxQuality) = (30, 95)
+        (settings.minQuality, settings.maxQuality, settings.formatMinQuality, settings.formatMaxQuality) = (30, 95, [:], [:])
 
         // When each picture is searched
         let photo = try Self.photo(), flat = try Self.flat()
@@ -116,13 +116,13 @@ struct AutoQualityTests {
     }
 
     @Test(.enabled(if: havePhoto, "no photos in THUMBD_TEST_PHOTOS; deploy/test fetches them"),
-          arguments: [ImageFormat.jpeg, .webp])
+          arguments: [ImageFormat.jpeg, .webp, .avif])
     func sizeTakesTheLargestQualityThatFits(format: ImageFormat) throws {
         // Given a byte target between what q70 and q80 make of a photo
         let image = try Self.photo()
         let low = try Self.encode(image, format, quality: 70).count, high = try Self.encode(image, format, quality: 80).count
         var settings = AutoQuality()
-        (settings.method, settings.target) = (.size, Double(low + high) / 2)
+        (settings.method, settings.target, settings.formatMinQuality, settings.formatMaxQuality) = (.size, Double(low + high) / 2, [:], [:])
 
         // When the search runs
         let found = try Self.search(image, format, settings)
@@ -236,7 +236,7 @@ struct AutoQualityTests {
         #expect(searched.bytes == fixed.bytes)
     }
 
-    @Test(arguments: [ImageFormat.jpeg, .webp])
+    @Test(arguments: [ImageFormat.jpeg, .webp, .avif])
     func aResultLargerThanTheScoringResolutionIsScoredOnASampleWithinIt(format: ImageFormat) throws {
         // Given a noisy 1200x800 result (0.96 MP) and a scoring resolution of a quarter megapixel
         let source = Self.noisy(width: 1200, height: 800)
