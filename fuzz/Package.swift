@@ -11,7 +11,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CLibFuzzer"),
         .target(name: "FuzzDriver", dependencies: ["CLibFuzzer"]),
-    ] + ["FuzzRequestPath", "FuzzAddress", "FuzzImageHeader"].map { name in
+    ] + ["FuzzRequestPath", "FuzzAddress", "FuzzImageHeader", "FuzzEncoder"].map { name in
         .executableTarget(name: name, dependencies: ["FuzzDriver", .product(name: "ThumbdStages", package: "thumbd")])
     }
 )

@@ -4,13 +4,16 @@ import CPNG
 import Glibc
 #endif
 
-/// The first bytes of a source through what reads them before ImageMagick: the content sniffer,
-/// the WebP header, the progressive JPEG's DC decoder (whose image must hold exactly its pixels),
-/// and the shrinking PNG decoder.
+/// The first bytes of a source through what reads them before ImageMagick: the content sniffer
+/// (and its refusal, which names JPEG XL), the WebP header, the progressive JPEG's DC decoder
+/// (whose image must hold exactly its pixels), and the shrinking PNG decoder.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzImageHeader(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let format = ContentSniffer.format(of: bytes)
+    if format == nil {
+        _ = ContentSniffer.refusal(of: bytes)
+    }
     if format == .webp {
         _ = try? WebPHeader(bytes)
     }
