@@ -26,24 +26,15 @@ extension MagickImage {
         return pixels
     }
 
-    /// This image's pixels as RGBA where any is not opaque, else as RGB (`channels` says which):
-    /// ImageMagick keeps an alpha channel on after steps that needed one, opaque or not, and an
-    /// encoder would spend bytes on it.
-    func exportedPixelsWithAlphaIfUsed(for what: String) throws(ThumbError) -> (pixels: [UInt8], channels: Int) {
-        guard hasAlpha else { return (try exportedPixels("RGB", for: what), 3) }
-        var pixels = try exportedPixels("RGBA", for: what)
-        let opaque = pixels.withUnsafeBufferPointer { rgba in
-            stride(from: 3, to: rgba.count, by: 4).allSatisfy { rgba[$0] == 255 }
+    /// Whether a pixel of any frame is not opaque. ImageMagick keeps an alpha channel on after
+    /// steps that needed one, opaque or not, and an encoder given it would spend bytes on it.
+    var usesAlpha: Bool {
+        let exception = AcquireExceptionInfo()
+        defer { DestroyExceptionInfo(exception) }
+        var used = false
+        forEachFrame {
+            used = used || hasAlpha && IsOpaqueImage(GetImageFromMagickWand(wand), exception) == MagickFalse
         }
-        guard opaque else { return (pixels, 4) }
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            for pixel in 0..<buffer.count / 4 {
-                buffer[pixel * 3] = buffer[pixel * 4]
-                buffer[pixel * 3 + 1] = buffer[pixel * 4 + 1]
-                buffer[pixel * 3 + 2] = buffer[pixel * 4 + 2]
-            }
-        }
-        pixels.removeLast(pixels.count / 4)
-        return (pixels, 3)
+        return used
     }
 }

@@ -9,7 +9,8 @@ extension MagickImage {
     /// or else sRGB; libjxl on this thread alone (no parallel runner is given).
     func encodeJXL(quality: Int, effort: Int) throws(ThumbError) -> [UInt8] {
         try checkEncoderBudget("a JPEG XL")
-        let (pixels, channels) = try exportedPixelsWithAlphaIfUsed(for: "JPEG XL")
+        let channels = usesAlpha ? 4 : 3
+        let pixels = try exportedPixels(channels == 4 ? "RGBA" : "RGB", for: "JPEG XL")
 
         guard let encoder = JxlEncoderCreate(nil) else { throw .internalFailure("libjxl: out of memory") }
         defer { JxlEncoderDestroy(encoder) }

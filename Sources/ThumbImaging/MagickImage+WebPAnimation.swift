@@ -60,7 +60,19 @@ extension MagickImage {
     /// Encodes every frame (each a whole picture of the same size: coalesced) at `quality`,
     /// lossless at 100 as ImageMagick writes WebP, with its delay and the loop count; `effort` is
     /// libwebp's method.
+    ///
+    /// libwebp writes a lossy frame as its change from the previous source frame, leaving out
+    /// pixels that changed by less than a tolerance that widens as the quality falls. Where a
+    /// picture changes a little every frame (a pan, a fade) the changes left out add up, and the
+    /// frames drift from their source one after the other. Such an animation is encoded again with
+    /// every frame whole: a frame whose error is over twice the first frame's has drifted.
     func encodeAnimatedWebP(quality: Int, effort: Int) throws(ThumbError) -> [UInt8] {
+        let encoded = try animatedWebP(quality: quality, effort: effort, everyFrameWhole: false)
+        guard quality < 100, try framesDrift(in: encoded) else { return encoded }
+        return try animatedWebP(quality: quality, effort: effort, everyFrameWhole: true)
+    }
+
+    private func animatedWebP(quality: Int, effort: Int, everyFrameWhole: Bool) throws(ThumbError) -> [UInt8] {
         var options = WebPAnimEncoderOptions()
         var config = WebPConfig()
         guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigInit(&config) != 0 else {
@@ -68,6 +80,8 @@ extension MagickImage {
         }
         MagickSetFirstIterator(wand)
         options.anim_params.loop_count = Int32(clamping: MagickGetImageIterations(wand))
+        // libwebp's rule: a key frame at most every 1 frame makes every frame one.
+        if everyFrameWhole { options.kmax = 1 }
         config.quality = Float(quality)
         config.lossless = quality >= 100 ? 1 : 0
         config.method = Int32(effort)
@@ -101,10 +115,37 @@ extension MagickImage {
         return Array(UnsafeBufferPointer(start: data.bytes, count: data.size))
     }
 
-    /// The current frame's delay. Browsers show a delay of 10 ms or less as 100 ms (and libwebp
-    /// takes no frame of 0 ms): written so, it plays as it did.
-    private var delayMilliseconds: Int {
-        let milliseconds = MagickGetImageDelay(wand) * 1000 / max(1, MagickGetImageTicksPerSecond(wand))
-        return milliseconds <= 10 ? 100 : milliseconds
+    /// Whether a frame of `webp`, this animation encoded, is over twice as far from its source
+    /// frame as the first frame is from its own, and a level more (the mean difference of red,
+    /// green and blue, 0 to 255).
+    private func framesDrift(in webp: [UInt8]) throws(ThumbError) -> Bool {
+        var options = WebPAnimDecoderOptions()
+        guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw .internalFailure("libwebp: wrong demuxer version") }
+        options.color_mode = MODE_RGBA
+        return try webp.withUnsafeBufferPointer { buffer throws(ThumbError) in
+            var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+            guard let decoder = WebPAnimDecoderNew(&data, &options) else {
+                throw .internalFailure("libwebp cannot decode its own animation")
+            }
+            defer { WebPAnimDecoderDelete(decoder) }
+            var firstError: Double?
+            var drifted = false
+            try forEachFrame { () throws(ThumbError) in
+                guard !drifted else { return }
+                var decoded: UnsafeMutablePointer<UInt8>?
+                var timestamp: Int32 = 0
+                guard WebPAnimDecoderGetNext(decoder, &decoded, &timestamp) != 0, let decoded else {
+                    throw .internalFailure("libwebp cannot decode a frame of its own animation")
+                }
+                let source = try exportedPixels("RGBA", for: "WebP animation")
+                var total = 0
+                for index in source.indices where index % 4 != 3 {
+                    total += abs(Int(source[index]) - Int(decoded[index]))
+                }
+                let error = Double(total) / Double(source.count / 4 * 3)
+                if let firstError { drifted = error > max(2 * firstError, firstError + 1) } else { firstError = error }
+            }
+            return drifted
+        }
     }
 }

@@ -108,7 +108,20 @@ final class MagickImage {
     }
 
     /// Runs `body` with each frame current in turn (wand operations act on the current frame).
-    func forEachFrame(_ body: () throws(ThumbError) -> Void) throws(ThumbError) {
+    /// The current frame's delay. Browsers show a delay of 10 ms or less as 100 ms (and libwebp
+    /// takes no frame of 0 ms): written so, it plays as it did.
+    var delayMilliseconds: Int {
+        let milliseconds = MagickGetImageDelay(wand) * 1000 / max(1, MagickGetImageTicksPerSecond(wand))
+        return milliseconds <= 10 ? 100 : milliseconds
+    }
+
+    /// Throws the render's timeout once the deadline this wand is watched by has passed: for
+    /// work outside ImageMagick, which its monitor does not see.
+    func checkDeadline() throws(ThumbError) {
+        try deadline?.check()
+    }
+
+    func forEachFrame<Failure: Error>(_ body: () throws(Failure) -> Void) throws(Failure) {
         MagickResetIterator(wand)
         while MagickNextImage(wand) == MagickTrue {
             try body()

@@ -33,7 +33,7 @@ public enum ImageFormat: String, Sendable, CaseIterable, Hashable {
     public var magickName: String { rawValue.uppercased() }
 
     /// Formats that keep an animation.
-    public var supportsAnimation: Bool { self == .gif || self == .webp }
+    public var supportsAnimation: Bool { self == .gif || self == .webp || self == .avif }
 
     /// Formats whose quality trades bytes for fidelity (max_bytes and autoquality lower it).
     public var isLossy: Bool { self == .jpeg || self == .webp || self == .avif || self == .jxl }

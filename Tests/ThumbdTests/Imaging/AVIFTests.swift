@@ -72,6 +72,34 @@ struct AVIFTests {
         #expect(probe.alpha(x: 150, y: 60) == 1)
     }
 
+    @Test func anAnimationBecomesAnImageSequenceWithItsDelays() throws {
+        // Given a three-frame animation (red, lime, blue, 250 ms each), allowed to stay animated
+        let avif = try AnimationTests.render(AnimationTests.source, format: .avif, maxFrames: 10)
+
+        // Then avifdec finds a sequence of three frames of the resized size with their delays
+        let info = try Self.referenceDecode(avif).info
+        #expect(info.contains("3 frames") && info.contains("Resolution     : 60x40"), "\(info)")
+        #expect(info.components(separatedBy: "[duration 0.25 (250 timescales)]").count - 1 == 3, "\(info)")
+        // without an alpha plane where every pixel is opaque
+        #expect(info.contains("Alpha          : Absent"))
+        // and each frame is its own colour
+        let directory = try TestDirectory()
+        try Data(avif).write(to: URL(fileURLWithPath: directory.path + "/a.avif"))
+        for (index, expected) in [(255, 0, 0), (0, 255, 0), (0, 0, 255)].enumerated() {
+            let png = directory.path + "/\(index).png"
+            let decoded = try ProcessRunner.run("/usr/bin/avifdec", ["--index", "\(index)", directory.path + "/a.avif", png],
+                                                timeout: 60)
+            #expect(decoded.status == 0, "\(decoded.errors)")
+            let probe = try ImageProbe(Array(try Data(contentsOf: URL(fileURLWithPath: png))))
+            let color = probe.color(x: 30, y: 20)
+            #expect(abs(color.red - expected.0) < 16 && abs(color.green - expected.1) < 16 && abs(color.blue - expected.2) < 16,
+                    "frame \(index): \(color)")
+        }
+        // while with one frame allowed it is a still
+        let still = try AnimationTests.render(AnimationTests.source, format: .avif, maxFrames: 1)
+        #expect(!(try Self.referenceDecode(still).info.contains("Image Sequence")))
+    }
+
     @Test func aResultOverThePixelBudgetIsRefusedBeforeTheEncode() throws {
         // Given a picture one row over the pixels an AVIF encode takes
         TestImages.startImageMagick()
