@@ -85,7 +85,8 @@ extension MagickImage {
         }
         defer { free(output.bytes) }
         guard status == 0, let bytes = output.bytes else {
-            throw .internalFailure("cannot write a palette PNG: \(String(cString: message))")
+            let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw .internalFailure("cannot write a palette PNG: \(text)")
         }
         return Array(UnsafeBufferPointer(start: bytes, count: output.size))
     }
