@@ -1,0 +1,58 @@
+import Foundation
+import ThumbRuntime
+
+/// Finds S3 credentials where an AWS SDK looks for them, in its order, and says by name which
+/// link it took or why it refuses one: thumbd's own settings first, then the environment
+/// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), the shared credentials and
+/// config files with AWS_PROFILE, web identity, the container endpoint and EC2's instance metadata.
+/// Run at start and at every SIGHUP, on the thread that reads the settings.
+public struct S3CredentialChain: Sendable {
+    /// Why the chain gives no credentials, naming the link.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The process's environment, where every link but the first starts.
+    public let environment: [String: String]
+
+    public init(environment: [String: String]) {
+        self.environment = environment
+    }
+
+    /// The first link that holds credentials; a link that is set up in a way thumbd does not
+    /// support refuses the whole chain rather than being passed over for a later one.
+    /// - Parameter given: thumbd's own S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY, S3_SESSION_TOKEN.
+    public func provider(given: S3Credentials?) throws(Refusal) -> any S3CredentialProvider {
+        if let given { return S3StaticCredentials(given, source: "S3_ACCESS_KEY_ID") }
+        if let fromEnvironment = try environmentCredentials() {
+            return S3StaticCredentials(fromEnvironment, source: "environment (AWS_ACCESS_KEY_ID)")
+        }
+        if let profile = try S3SharedFiles(environment: environment).credentials() {
+            return S3StaticCredentials(profile.credentials, source: profile.source)
+        }
+        if environment["AWS_WEB_IDENTITY_TOKEN_FILE"] != nil {
+            throw Refusal(description: "AWS_WEB_IDENTITY_TOKEN_FILE: web identity credentials (STS "
+                + "AssumeRoleWithWebIdentity) are not supported; give the container endpoint or S3_ACCESS_KEY_ID")
+        }
+        for name in ["AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"]
+        where environment[name] != nil {
+            throw Refusal(description: "\(name): container credentials are not supported yet; give S3_ACCESS_KEY_ID")
+        }
+        throw Refusal(description: "no S3 credentials: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, "
+            + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in the shared credentials file; EC2's "
+            + "instance metadata is not read (docs/production.md)")
+    }
+
+    private func environmentCredentials() throws(Refusal) -> S3Credentials? {
+        let id = environment["AWS_ACCESS_KEY_ID"].flatMap { $0.isEmpty ? nil : $0 }
+        let secret = environment["AWS_SECRET_ACCESS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        switch (id, secret) {
+        case (nil, nil): return nil
+        case (let id?, let secret?):
+            return S3Credentials(accessKeyID: id, secretAccessKey: secret,
+                                 sessionToken: environment["AWS_SESSION_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        default:
+            throw Refusal(description: "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: give both or neither")
+        }
+    }
+}

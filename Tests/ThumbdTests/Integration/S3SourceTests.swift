@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import ThumbFetch
+
+/// `s3://` sources read from a real S3 server (moto, authentication enforced) through real nginx
+/// and thumbd, signed with SigV4.
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
+struct S3SourceTests {
+    static let key = "dir/a photo 01.jpg"
+    let server: S3TestServer
+    let stack: TestStack
+
+    init() throws {
+        server = try S3TestServer(objects: [
+            .init(bucket: "photos", key: "photo.jpg", bytes: TestImages.jpeg(width: 1600, height: 1200)),
+            .init(bucket: "photos", key: "storm.jpg", bytes: TestImages.jpeg(width: 1200, height: 900)),
+            .init(bucket: "photos", key: Self.key, bytes: TestImages.jpeg(width: 640, height: 480)),
+            .init(bucket: "versions", key: "pic.jpg", bytes: TestImages.jpeg(width: 800, height: 400), versioned: true),
+            .init(bucket: "versions", key: "pic.jpg", bytes: TestImages.jpeg(width: 400, height: 800), versioned: true),
+        ])
+        stack = try TestStack(environment: Self.environment(server) + [
+            "THUMBD_S3_ACCESS_KEY_ID": server.accessKeyID, "THUMBD_S3_SECRET_ACCESS_KEY": server.secretAccessKey,
+        ])
+    }
+
+    /// S3 on, at the server's endpoint, with loopback sources refused: the operator's endpoint is
+    /// trusted by configuration, no other loopback address is.
+    static func environment(_ server: S3TestServer) -> [String: String] {
+        ["THUMBD_USE_S3": "true", "THUMBD_S3_ENDPOINT": server.endpoint, "THUMBD_ALLOW_LOOPBACK_SOURCE_ADDRESSES": "false"]
+    }
+
+    @Test func aThumbnailFromAPrivateBucketThroughNginx() throws {
+        // Given a bucket that refuses an unsigned GET
+        #expect(try HTTPClient.get(port: server.port, path: "/photos/photo.jpg").status == 403)
+        let before = try server.getCount(bucket: "photos", key: "photo.jpg")
+
+        // When a thumbnail of one of its objects is asked for
+        let response = try stack.get("/insecure/rs:fit:320:320/plain/s3://photos/photo.jpg@png")
+
+        // Then it is made from the object
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+        #expect(try ImageProbe(response.body).width == 320)
+        #expect(try server.getCount(bucket: "photos", key: "photo.jpg") == before + 1)
+    }
+
+    @Test func aKeyWithSpaces() throws {
+        // Given an object whose key has spaces, escaped in the plain source
+        let path = "/insecure/rs:fit:100:100/plain/s3://photos/dir/a%20photo%2001.jpg@png"
+
+        // When its thumbnail is asked for
+        let response = try stack.get(path)
+
+        // Then the key reached S3 as it is stored
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+        #expect(try ImageProbe(response.body).width == 100)
+        #expect(try server.getCount(bucket: "photos", key: Self.key) == 1)
+    }
+
+    @Test func aVersionedObject() throws {
+        // Given an object with two versions: wide, then tall
+        let versions = try #require(server.versions["versions/pic.jpg"])
+        #expect(versions.count == 2)
+
+        // When each version, and the object without one, is asked for
+        func size(_ source: String) throws -> (Int, Int) {
+            let response = try stack.get("/insecure/rs:fit:200:200/plain/\(source)@png")
+            #expect(response.status == 200, "\(response.text)")
+            let probe = try ImageProbe(response.body)
+            return (probe.width, probe.height)
+        }
+
+        // Then each gives its own picture, and none the current one
+        #expect(try size("s3://versions/pic.jpg%3F\(versions[0])") == (200, 100))
+        #expect(try size("s3://versions/pic.jpg%3F\(versions[1])") == (100, 200))
+        #expect(try size("s3://versions/pic.jpg") == (100, 200))
+    }
+
+    @Test func aMissingObjectIs404() throws {
+        // When an object the bucket does not hold is asked for (moto answers 404 NoSuchKey, as S3 does
+        // for a caller allowed s3:ListBucket)
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/missing.jpg@png")
+
+        // Then the client gets imgproxy's 404
+        #expect(response.status == 404, "\(response.text)")
+    }
+
+    @Test func aBucketNotAllowedIsRefusedBeforeS3IsAsked() throws {
+        // Given a stack that allows one bucket only
+        let limited = try TestStack(environment: Self.environment(server) + [
+            "THUMBD_S3_ACCESS_KEY_ID": server.accessKeyID, "THUMBD_S3_SECRET_ACCESS_KEY": server.secretAccessKey,
+            "IMGPROXY_S3_ALLOWED_BUCKETS": "versions",
+        ])
+
+        // When an object of another is asked for
+        let response = try limited.get("/insecure/rs:fit:100:100/plain/s3://photos/photo.jpg@png")
+
+        // Then it is refused, and S3 never asked
+        #expect(response.status == 403, "\(response.text)")
+        #expect(try server.getCount(bucket: "photos", key: "photo.jpg") == 0)
+    }
+
+    @Test func fiftyClientsOnOneColdS3ThumbnailMakeOneGET() throws {
+        // Given a thumbnail not made yet
+        let path = stack.signed("/insecure/rs:fill:300:200/plain/s3://photos/storm.jpg@webp")
+
+        // When fifty clients ask for it at once
+        let responses = HTTPClient.getConcurrently(port: stack.port, path: path, count: 50).map { try? $0.get() }
+
+        // Then every one gets it, and S3 was asked once
+        #expect(responses.allSatisfy { $0?.status == 200 })
+        #expect(try server.getCount(bucket: "photos", key: "storm.jpg") == 1)
+    }
+}
+
+/// A key with spaces and non-ASCII characters, on a server that does not check signatures (see
+/// `S3TestServer`), and thumbd's signature of such a key against botocore's.
+@Suite(.blocking, .timeLimit(.minutes(3)), .serialized)
+struct S3NonASCIIKeyTests {
+    static let key = "dir/été photo 01.jpg"
+
+    @Test func theObjectIsFoundUnderItsKey() throws {
+        // Given an object whose key has spaces and accents
+        let server = try S3TestServer(objects: [.init(bucket: "photos", key: Self.key,
+                                                      bytes: TestImages.jpeg(width: 640, height: 480))],
+                                      enforcingAuthentication: false)
+        let stack = try TestStack(environment: S3SourceTests.environment(server) + [
+            "THUMBD_S3_ACCESS_KEY_ID": server.accessKeyID, "THUMBD_S3_SECRET_ACCESS_KEY": server.secretAccessKey,
+        ])
+
+        // When its thumbnail is asked for, the key escaped in the plain source
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/dir/%C3%A9t%C3%A9%20photo%2001.jpg@png")
+
+        // Then S3 found it under the key it was stored with
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+        #expect(try ImageProbe(response.body).width == 100)
+    }
+
+    @Test func theSignatureIsBotocoresForTheSameRequest() throws {
+        // Given a signed request for a versioned object with such a key, with a session token
+        var settings = S3Settings()
+        settings.enabled = true
+        settings.endpoint = "http://127.0.0.1:9000"
+        settings.credentials = S3StaticCredentials(
+            S3Credentials(accessKeyID: "AKIDEXAMPLE", secretAccessKey: "secret/key+1", sessionToken: "token=="),
+            source: "test")
+        let request = try settings.request(for: S3Object(bucket: "photos", key: Self.key, version: "v 1+2"),
+                                           at: 1_369_353_600)
+
+        // When botocore's S3 signer signs the same URL at the same time with the same credentials
+        let script = """
+            import datetime, sys
+            from unittest import mock
+            import botocore.auth, botocore.credentials
+            from botocore.awsrequest import AWSRequest
+            credentials = botocore.credentials.Credentials("AKIDEXAMPLE", "secret/key+1", "token==")
+            request = AWSRequest(method="GET", url=sys.argv[1])
+            with mock.patch("botocore.auth.get_current_datetime", return_value=datetime.datetime(2013, 5, 24)):
+                botocore.auth.S3SigV4Auth(credentials, "s3", "us-east-1").add_auth(request)
+            print(request.headers["Authorization"], end="")
+            """
+        let botocore = try ProcessRunner.run(S3TestServer.python, ["-c", script, request.url], timeout: 60)
+
+        // Then the two agree
+        #expect(botocore.status == 0, "\(botocore.errors)")
+        #expect(request.headers.last == "Authorization: \(botocore.output)")
+    }
+}
+
+/// Credentials: where they come from, and what a wrong one gets.
+@Suite(.blocking, .timeLimit(.minutes(5)), .serialized)
+struct S3CredentialTests {
+    let server: S3TestServer
+
+    init() throws {
+        server = try S3TestServer(objects: [
+            .init(bucket: "photos", key: "photo.jpg", bytes: TestImages.jpeg(width: 640, height: 480)),
+        ])
+    }
+
+    private func thumbnail(_ environment: [String: String]) throws -> (HTTPResponse, TestStack) {
+        let stack = try TestStack(environment: S3SourceTests.environment(server).merging(environment) { $1 })
+        return (try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/photo.jpg@png"), stack)
+    }
+
+    @Test func aWrongSecretIsRefusedByS3AndNeverShown() throws {
+        // Given the right access key with a wrong secret
+        let wrong = "wrong-secret-\(UUID().uuidString)"
+        let (response, stack) = try thumbnail([
+            "THUMBD_S3_ACCESS_KEY_ID": server.accessKeyID, "THUMBD_S3_SECRET_ACCESS_KEY": wrong,
+        ])
+
+        // Then S3 refuses the signature: the origin failed, and the log says why without the secret
+        #expect(response.status == 502, "\(response.text)")
+        #expect(stack.thumbdLog.contains("SignatureDoesNotMatch"), "\(stack.thumbdLog)")
+        #expect(!stack.thumbdLog.contains(wrong) && !response.text.contains(wrong))
+    }
+
+    @Test func fromTheEnvironment() throws {
+        let (response, stack) = try thumbnail([
+            "AWS_ACCESS_KEY_ID": server.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.secretAccessKey,
+        ])
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+    }
+
+    @Test func fromAProfileOfTheSharedCredentialsFile() throws {
+        // Given a credentials file whose default profile is wrong and whose named one is right
+        let file = NSTemporaryDirectory() + "thumbd-aws-\(UUID().uuidString)"
+        try """
+            [default]
+            aws_access_key_id = \(server.accessKeyID)
+            aws_secret_access_key = not-this-one
+
+            [thumbd]
+            aws_access_key_id = \(server.accessKeyID)
+            aws_secret_access_key = \(server.secretAccessKey)
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { unlink(file) }
+
+        // When thumbd is given the file and the profile
+        let (response, stack) = try thumbnail(["AWS_SHARED_CREDENTIALS_FILE": file, "AWS_PROFILE": "thumbd",
+                                               "AWS_CONFIG_FILE": file + ".none"])
+
+        // Then the profile's key signs
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+    }
+
+    @Test func aCredentialProcessIsRefusedByName() throws {
+        // Given a profile that would run a program for its credentials
+        let file = NSTemporaryDirectory() + "thumbd-aws-\(UUID().uuidString)"
+        try "[default]\ncredential_process = /bin/false\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { unlink(file) }
+
+        // When thumbd starts with it
+        let started = try ProcessRunner.run(TestStack.thumbdBinary, ["serve", "--insecure", "--listen", "127.0.0.1:1"],
+                                            environment: ["THUMBD_USE_S3": "true", "AWS_CONFIG_FILE": file,
+                                                          "AWS_SHARED_CREDENTIALS_FILE": file + ".none"])
+
+        // Then it refuses to, naming it
+        #expect(started.status != 0)
+        #expect(started.errors.contains("credential_process is refused"), "\(started.errors)")
+    }
+}
+
+/// Real S3 answers a missing key with 403 AccessDenied when the caller lacks s3:ListBucket (moto
+/// answers 404 whatever the policy): a stand-in endpoint answers as S3 does.
+@Suite(.blocking, .timeLimit(.minutes(2)))
+struct S3GetObjectOnlyPolicyTests {
+    @Test func aMissingKeyHiddenBehind403IsAnOriginFailureThatNamesListBucket() throws {
+        // Given an endpoint that answers as S3 does to a GetObject-only policy
+        let endpoint = try TestOrigin()
+        endpoint.serve("/photos/missing.jpg", .init(status: 403, headers: [("Content-Type", "application/xml")], body: Array(
+            "<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>".utf8)))
+        let stack = try TestStack(environment: [
+            "THUMBD_USE_S3": "true", "THUMBD_S3_ENDPOINT": endpoint.url(""),
+            "THUMBD_S3_ACCESS_KEY_ID": "AKIDEXAMPLE", "THUMBD_S3_SECRET_ACCESS_KEY": "secret",
+        ])
+
+        // When the missing key is asked for
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/missing.jpg@png")
+
+        // Then the client gets an origin failure, and the log names the policy that would make it a 404
+        #expect(response.status == 502, "\(response.text)")
+        #expect(stack.thumbdLog.contains("s3:ListBucket"), "\(stack.thumbdLog)")
+        #expect(endpoint.requestCount("/photos/missing.jpg") == 1)
+    }
+}
+
+private func + (left: [String: String], right: [String: String]) -> [String: String] {
+    left.merging(right) { $1 }
+}

@@ -1,0 +1,44 @@
+"""Bootstraps a moto server that enforces authentication, and fills its buckets.
+
+Run by S3TestServer against a server started with INITIAL_NO_AUTH_ACTION_COUNT=3: the first three
+requests (make a user, its access key, its policy) are the only ones moto lets through unsigned.
+Reads a JSON spec on stdin:
+  {"endpoint": "http://127.0.0.1:PORT",
+   "objects": [{"bucket": "b", "key": "k", "path": "/file", "versioned": false}, ...]}
+and writes JSON: {"access_key_id", "secret_access_key", "versions": {"bucket/key": [id, ...]}}.
+"""
+import json
+import sys
+
+import boto3
+
+spec = json.load(sys.stdin)
+endpoint = spec["endpoint"]
+anonymous = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id="bootstrap",
+                 aws_secret_access_key="bootstrap")
+iam = boto3.client("iam", **anonymous)
+iam.create_user(UserName="thumbd")
+key = iam.create_access_key(UserName="thumbd")["AccessKey"]
+iam.put_user_policy(UserName="thumbd", PolicyName="everything", PolicyDocument=json.dumps({
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Action": ["s3:*", "sts:*", "iam:*"], "Resource": "*"}],
+}))
+
+s3 = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key["AccessKeyId"],
+                  aws_secret_access_key=key["SecretAccessKey"])
+made = set()
+versions = {}
+for item in spec["objects"]:
+    bucket = item["bucket"]
+    if bucket not in made:
+        s3.create_bucket(Bucket=bucket)
+        if item.get("versioned"):
+            s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+        made.add(bucket)
+    with open(item["path"], "rb") as body:
+        answer = s3.put_object(Bucket=bucket, Key=item["key"], Body=body.read(), ContentType="image/jpeg")
+    if "VersionId" in answer:
+        versions.setdefault(bucket + "/" + item["key"], []).append(answer["VersionId"])
+
+json.dump({"access_key_id": key["AccessKeyId"], "secret_access_key": key["SecretAccessKey"], "versions": versions},
+          sys.stdout)
