@@ -4,7 +4,8 @@ import ThumbRuntime
 /// Finds S3 credentials where an AWS SDK looks for them, in its order, and says by name which
 /// link it took or why it refuses one: thumbd's own settings first, then the environment
 /// (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN), the shared credentials and
-/// config files with AWS_PROFILE, web identity, the container endpoint and EC2's instance metadata.
+/// config files with AWS_PROFILE, web identity (refused), the container endpoint, and EC2's
+/// instance metadata (not read: the unit walls off link-local addresses, see docs/production.md).
 /// Run at start and at every SIGHUP, on the thread that reads the settings.
 public struct S3CredentialChain: Sendable {
     /// Why the chain gives no credentials, naming the link.
@@ -34,13 +35,33 @@ public struct S3CredentialChain: Sendable {
             throw Refusal(description: "AWS_WEB_IDENTITY_TOKEN_FILE: web identity credentials (STS "
                 + "AssumeRoleWithWebIdentity) are not supported; give the container endpoint or S3_ACCESS_KEY_ID")
         }
-        for name in ["AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"]
-        where environment[name] != nil {
-            throw Refusal(description: "\(name): container credentials are not supported yet; give S3_ACCESS_KEY_ID")
-        }
+        if let container = try containerCredentials() { return container }
         throw Refusal(description: "no S3 credentials: set S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, "
-            + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or a profile in the shared credentials file; EC2's "
-            + "instance metadata is not read (docs/production.md)")
+            + "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile in the shared credentials file, or the "
+            + "container endpoint; EC2's instance metadata is not read (docs/production.md)")
+    }
+
+    /// The container endpoint: a full URI must be the loopback's or https (as the SDKs require, so a
+    /// token is never sent in clear off the host); a relative one is under ECS's 169.254.170.2.
+    private func containerCredentials() throws(Refusal) -> S3ContainerCredentials? {
+        let full = environment["AWS_CONTAINER_CREDENTIALS_FULL_URI"].flatMap { $0.isEmpty ? nil : $0 }
+        let relative = environment["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"].flatMap { $0.isEmpty ? nil : $0 }
+        let url: String, source: String
+        if let relative {
+            (url, source) = ("http://169.254.170.2" + relative, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        } else if let full {
+            let loopback = ["http://127.0.0.1:", "http://127.0.0.1/", "http://localhost:", "http://localhost/",
+                            "http://[::1]:", "http://[::1]/"]
+            guard full.hasPrefix("https://") || loopback.contains(where: full.hasPrefix) else {
+                throw Refusal(description: "AWS_CONTAINER_CREDENTIALS_FULL_URI: must be https:// or on the loopback")
+            }
+            (url, source) = (full, "AWS_CONTAINER_CREDENTIALS_FULL_URI")
+        } else {
+            return nil
+        }
+        return S3ContainerCredentials(url: url, source: source,
+                                      token: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN"],
+                                      tokenFile: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"])
     }
 
     private func environmentCredentials() throws(Refusal) -> S3Credentials? {

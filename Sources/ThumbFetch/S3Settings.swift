@@ -19,7 +19,7 @@ public struct S3Settings: Sendable {
     /// Empty: every bucket not denied.
     public var allowedBuckets: [String] = []
     public var deniedBuckets: [String] = []
-    /// nil: no link of the credential chain found any; S3 sources are then refused by name.
+    /// Set when S3 is on: the settings refuse to load when no link of the chain has any.
     public var credentials: (any S3CredentialProvider)?
 
     public static let notEnabled = ThumbError.forbidden("S3 sources are not enabled (USE_S3)")
@@ -33,8 +33,7 @@ public struct S3Settings: Sendable {
             throw .sourceNotAllowed("S3 bucket \(object.bucket) is not allowed (S3_ALLOWED_BUCKETS, S3_DENIED_BUCKETS)")
         }
         guard let provider = credentials else {
-            throw .internalFailure("no S3 credentials: none in the settings, the environment, the shared files or "
-                + "the container or instance endpoints")
+            throw .internalFailure("no S3 credentials were given")
         }
         let credentials = try provider.credentials()
         let (scheme, authority, pathStyle) = location(of: object.bucket)

@@ -172,9 +172,9 @@ struct S3CredentialTests {
     let server: S3TestServer
 
     init() throws {
-        server = try S3TestServer(objects: [
-            .init(bucket: "photos", key: "photo.jpg", bytes: TestImages.jpeg(width: 640, height: 480)),
-        ])
+        server = try S3TestServer(objects: ["photo.jpg", "a.jpg", "b.jpg", "c.jpg"].map {
+            .init(bucket: "photos", key: $0, bytes: TestImages.jpeg(width: 640, height: 480))
+        })
     }
 
     private func thumbnail(_ environment: [String: String]) throws -> (HTTPResponse, TestStack) {
@@ -200,6 +200,67 @@ struct S3CredentialTests {
             "AWS_ACCESS_KEY_ID": server.accessKeyID, "AWS_SECRET_ACCESS_KEY": server.secretAccessKey,
         ])
         #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+    }
+
+    @Test func fromTheEnvironmentWithASessionToken() throws {
+        // Given a role's temporary credentials, which S3 refuses without their token
+        let role = server.temporary
+        let (withoutToken, _) = try thumbnail([
+            "AWS_ACCESS_KEY_ID": role.accessKeyID, "AWS_SECRET_ACCESS_KEY": role.secretAccessKey,
+        ])
+        #expect(withoutToken.status == 502)
+
+        // When the token is in the environment too
+        let (response, stack) = try thumbnail([
+            "AWS_ACCESS_KEY_ID": role.accessKeyID, "AWS_SECRET_ACCESS_KEY": role.secretAccessKey,
+            "AWS_SESSION_TOKEN": role.sessionToken,
+        ])
+
+        // Then they sign
+        #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
+    }
+
+    @Test func fromTheContainerEndpointRefreshedBeforeTheyExpire() throws {
+        // Given a container endpoint whose credentials expire in two minutes, within the five
+        // minutes before expiry in which they are renewed
+        let endpoint = try TestOrigin()
+        func serve(expiringIn seconds: Double) {
+            let expiration = ISO8601DateFormatter().string(from: Date().addingTimeInterval(seconds))
+            let role = server.temporary
+            endpoint.serve("/credentials", .init(headers: [("Content-Type", "application/json")], body: Array("""
+                {"AccessKeyId": "\(role.accessKeyID)", "SecretAccessKey": "\(role.secretAccessKey)",
+                 "Token": "\(role.sessionToken)", "Expiration": "\(expiration)"}
+                """.utf8)))
+        }
+        serve(expiringIn: 120)
+        let stack = try TestStack(environment: S3SourceTests.environment(server) + [
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI": endpoint.url("/credentials"),
+            "AWS_CONTAINER_AUTHORIZATION_TOKEN": "container-token",
+        ])
+        func thumbnail(_ key: String) throws -> Int {
+            try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/\(key)@png").status
+        }
+
+        // When a first source is read, then a second after the endpoint has longer-lived ones, then a third
+        #expect(try thumbnail("a.jpg") == 200, "\(stack.thumbdLog)")
+        #expect(endpoint.requestCount("/credentials") == 1)
+        serve(expiringIn: 3_600)
+        #expect(try thumbnail("b.jpg") == 200)
+        let afterRenewal = endpoint.requestCount("/credentials")
+        #expect(try thumbnail("c.jpg") == 200)
+
+        // Then the credentials close to expiry were renewed for the second, and the renewed ones kept
+        // for the third
+        #expect(afterRenewal == 2)
+        #expect(endpoint.requestCount("/credentials") == 2)
+    }
+
+    @Test func aContainerEndpointOffTheHostInClearIsRefused() throws {
+        let started = try ProcessRunner.run(TestStack.thumbdBinary, ["serve", "--insecure", "--listen", "127.0.0.1:1"],
+                                            environment: ["THUMBD_USE_S3": "true",
+                                                          "AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://192.0.2.1/creds"])
+        #expect(started.status != 0)
+        #expect(started.errors.contains("AWS_CONTAINER_CREDENTIALS_FULL_URI: must be https:// or on the loopback"))
     }
 
     @Test func fromAProfileOfTheSharedCredentialsFile() throws {

@@ -23,6 +23,8 @@ final class S3TestServer: @unchecked Sendable {
     let port: Int
     let accessKeyID: String
     let secretAccessKey: String
+    /// A role's temporary credentials (AssumeRole), which only work with their session token.
+    let temporary: (accessKeyID: String, secretAccessKey: String, sessionToken: String)
     /// Versions of the objects of versioned buckets, oldest first, by `bucket/key`.
     let versions: [String: [String]]
     private let process: ChildProcess
@@ -69,6 +71,11 @@ final class S3TestServer: @unchecked Sendable {
         accessKeyID = id
         secretAccessKey = secret
         versions = answer["versions"] as? [String: [String]] ?? [:]
+        guard let role = answer["temporary"] as? [String: String], let roleKey = role["access_key_id"],
+              let roleSecret = role["secret_access_key"], let token = role["session_token"] else {
+            throw StackError("moto-fill.py gave no temporary credentials: \(filled.output)")
+        }
+        temporary = (roleKey, roleSecret, token)
     }
 
     deinit {

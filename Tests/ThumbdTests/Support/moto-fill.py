@@ -40,5 +40,22 @@ for item in spec["objects"]:
     if "VersionId" in answer:
         versions.setdefault(bucket + "/" + item["key"], []).append(answer["VersionId"])
 
-json.dump({"access_key_id": key["AccessKeyId"], "secret_access_key": key["SecretAccessKey"], "versions": versions},
+# Temporary credentials, with a session token, for a role that may read every bucket.
+signed = dict(endpoint_url=endpoint, region_name="us-east-1", aws_access_key_id=key["AccessKeyId"],
+              aws_secret_access_key=key["SecretAccessKey"])
+iam = boto3.client("iam", **signed)
+role = iam.create_role(RoleName="reader", AssumeRolePolicyDocument=json.dumps({
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}],
+}))["Role"]
+iam.put_role_policy(RoleName="reader", PolicyName="read", PolicyDocument=json.dumps({
+    "Version": "2012-10-17",
+    "Statement": [{"Effect": "Allow", "Action": ["s3:GetObject", "s3:GetObjectVersion", "s3:ListBucket"],
+                   "Resource": "*"}],
+}))
+temporary = boto3.client("sts", **signed).assume_role(RoleArn=role["Arn"], RoleSessionName="thumbd")["Credentials"]
+
+json.dump({"access_key_id": key["AccessKeyId"], "secret_access_key": key["SecretAccessKey"], "versions": versions,
+           "temporary": {"access_key_id": temporary["AccessKeyId"], "secret_access_key": temporary["SecretAccessKey"],
+                         "session_token": temporary["SessionToken"]}},
           sys.stdout)
