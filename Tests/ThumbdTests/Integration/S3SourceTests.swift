@@ -263,6 +263,33 @@ struct S3CredentialTests {
         #expect(started.errors.contains("AWS_CONTAINER_CREDENTIALS_FULL_URI: must be https:// or on the loopback"))
     }
 
+    @Test func fromTheSettingsFileReadAgainOnSIGHUP() throws {
+        // Given a settings file with a wrong secret
+        let settings = NSTemporaryDirectory() + "thumbd-s3-\(UUID().uuidString).env"
+        defer { unlink(settings) }
+        func write(secret: String) throws {
+            try "THUMBD_S3_ACCESS_KEY_ID=\(server.accessKeyID)\nTHUMBD_S3_SECRET_ACCESS_KEY=\(secret)\n"
+                .write(toFile: settings, atomically: true, encoding: .utf8)
+        }
+        try write(secret: "rotated-away")
+        let stack = try TestStack(environment: S3SourceTests.environment(server) + [
+            "THUMBD_CONFIG": settings, "THUMBD_INSECURE": "true",
+        ])
+        #expect(try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/a.jpg@png").status == 502)
+
+        // When the right one is written and thumbd told to read it again
+        try write(secret: server.secretAccessKey)
+        let before = stack.thumbdLog.components(separatedBy: "settings reloaded").count
+        stack.signalThumbd(SIGHUP)
+        try waitUntil("thumbd reloads its settings", timeout: 30) {
+            stack.thumbdLog.components(separatedBy: "settings reloaded").count > before
+        }
+
+        // Then the new secret signs, without a restart
+        #expect(try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/b.jpg@png").status == 200, "\(stack.thumbdLog)")
+        #expect(!stack.thumbdLog.contains(server.secretAccessKey))
+    }
+
     @Test func fromAProfileOfTheSharedCredentialsFile() throws {
         // Given a credentials file whose default profile is wrong and whose named one is right
         let file = NSTemporaryDirectory() + "thumbd-aws-\(UUID().uuidString)"
@@ -302,19 +329,50 @@ struct S3CredentialTests {
     }
 }
 
-/// Real S3 answers a missing key with 403 AccessDenied when the caller lacks s3:ListBucket (moto
-/// answers 404 whatever the policy): a stand-in endpoint answers as S3 does.
+/// What S3 answers that moto does not: a stand-in endpoint answers as S3 does.
 @Suite(.blocking, .timeLimit(.minutes(2)))
-struct S3GetObjectOnlyPolicyTests {
+struct S3StandInTests {
+    static func stack(_ endpoint: TestOrigin, _ environment: [String: String] = [:]) throws -> TestStack {
+        try TestStack(environment: [
+            "THUMBD_USE_S3": "true", "THUMBD_S3_ENDPOINT": endpoint.url(""),
+            "THUMBD_S3_ACCESS_KEY_ID": "AKIDEXAMPLE", "THUMBD_S3_SECRET_ACCESS_KEY": "secret",
+        ] + environment)
+    }
+
+    @Test func aSlowEndpointGetsTheSlowOriginsTimeout() throws {
+        // Given an endpoint that answers after the download timeout
+        let endpoint = try TestOrigin()
+        endpoint.serve("/photos/slow.jpg", .image(TestImages.jpeg(width: 64, height: 64), delay: 5))
+        let stack = try Self.stack(endpoint, ["THUMBD_DOWNLOAD_TIMEOUT": "1", "THUMBD_FIRST_BYTE_TIMEOUT": "1"])
+
+        // When its object is asked for
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/slow.jpg@png")
+
+        // Then the client gets the origin timeout
+        #expect(response.status == 504, "\(response.text)")
+    }
+
+    @Test func aBucketInAnotherRegionIsRefusedNamingIt() throws {
+        // Given an endpoint that answers as S3 does for a bucket of another region
+        let endpoint = try TestOrigin()
+        endpoint.serve("/photos/a.jpg", .init(status: 301, headers: [("x-amz-bucket-region", "eu-west-3")], body: Array(
+            "<Error><Code>PermanentRedirect</Code><Endpoint>photos.s3.eu-west-3.amazonaws.com</Endpoint></Error>".utf8)))
+        let stack = try Self.stack(endpoint)
+
+        // When its object is asked for
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/a.jpg@png")
+
+        // Then it is an origin failure, and the log names the region to set
+        #expect(response.status == 502)
+        #expect(stack.thumbdLog.contains("is in eu-west-3, not us-east-1: set S3_REGION"), "\(stack.thumbdLog)")
+    }
+
     @Test func aMissingKeyHiddenBehind403IsAnOriginFailureThatNamesListBucket() throws {
         // Given an endpoint that answers as S3 does to a GetObject-only policy
         let endpoint = try TestOrigin()
         endpoint.serve("/photos/missing.jpg", .init(status: 403, headers: [("Content-Type", "application/xml")], body: Array(
             "<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>".utf8)))
-        let stack = try TestStack(environment: [
-            "THUMBD_USE_S3": "true", "THUMBD_S3_ENDPOINT": endpoint.url(""),
-            "THUMBD_S3_ACCESS_KEY_ID": "AKIDEXAMPLE", "THUMBD_S3_SECRET_ACCESS_KEY": "secret",
-        ])
+        let stack = try Self.stack(endpoint)
 
         // When the missing key is asked for
         let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/missing.jpg@png")
