@@ -13,6 +13,15 @@ public struct S3CredentialChain: Sendable {
         public let description: String
     }
 
+    /// Every AWS_ variable S3 sources read, as the AWS SDKs name them: the chain's, and the region's
+    /// (which the settings read).
+    public static let environmentNames: Set<String> = [
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_REGION", "AWS_DEFAULT_REGION",
+        "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_AUTHORIZATION_TOKEN", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE",
+    ]
+
     /// The process's environment, where every link but the first starts.
     public let environment: [String: String]
 
