@@ -110,7 +110,7 @@ public struct OriginFetcher: Sendable {
                                    on: easy, timeoutMilliseconds: configuration.totalTimeoutMilliseconds)
         let status = easy.responseCode
         guard !(200..<300).contains(status) else { return Response(body: transfer.body, contentType: easy.contentType) }
-        let code = S3ErrorBody.code(in: transfer.body)
+        let code = S3XMLText.value(of: "Code", in: transfer.body).map { String($0.prefix(64)) }
         switch status {
         case 404: throw .sourceNotFound
         case 301, 307:

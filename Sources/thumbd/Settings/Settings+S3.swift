@@ -29,7 +29,7 @@ extension Settings {
         guard s3.enabled else { return s3 }
         let given = id.map { S3Credentials(accessKeyID: $0, secretAccessKey: secret!, sessionToken: token) }
         do throws(S3CredentialChain.Refusal) {
-            s3.credentials = try S3CredentialChain(environment: environment).provider(given: given)
+            s3.credentials = try S3CredentialChain(environment: environment).provider(given: given, region: s3.region)
         } catch {
             reader.problems.append("USE_S3: \(error)")
         }

@@ -220,39 +220,76 @@ struct S3CredentialTests {
         #expect(response.status == 200, "\(response.text)\n\(stack.thumbdLog)")
     }
 
-    @Test func fromTheContainerEndpointRefreshedBeforeTheyExpire() throws {
-        // Given a container endpoint whose credentials expire in two minutes, within the five
-        // minutes before expiry in which they are renewed
-        let endpoint = try TestOrigin()
+    /// Reads three sources through a stack whose credentials come from `endpoint` at `path`: the
+    /// first answer expires in two minutes, within the five minutes before expiry in which
+    /// credentials are renewed; the next in an hour. Gives the calls the endpoint saw after each.
+    private func threeSourcesWithExpiringCredentials(
+        endpoint: TestOrigin, path: String, environment: [String: String],
+        answer: @escaping (_ expiration: String) -> TestOrigin.Response
+    ) throws -> (stack: TestStack, calls: [Int]) {
         func serve(expiringIn seconds: Double) {
-            let expiration = ISO8601DateFormatter().string(from: Date().addingTimeInterval(seconds))
-            let role = server.temporary
-            endpoint.serve("/credentials", .init(headers: [("Content-Type", "application/json")], body: Array("""
-                {"AccessKeyId": "\(role.accessKeyID)", "SecretAccessKey": "\(role.secretAccessKey)",
-                 "Token": "\(role.sessionToken)", "Expiration": "\(expiration)"}
-                """.utf8)))
+            endpoint.serve(path, answer(ISO8601DateFormatter().string(from: Date().addingTimeInterval(seconds))))
         }
         serve(expiringIn: 120)
-        let stack = try TestStack(environment: S3SourceTests.environment(server) + [
-            "AWS_CONTAINER_CREDENTIALS_FULL_URI": endpoint.url("/credentials"),
-            "AWS_CONTAINER_AUTHORIZATION_TOKEN": "container-token",
-        ])
-        func thumbnail(_ key: String) throws -> Int {
-            try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/\(key)@png").status
+        let stack = try TestStack(environment: S3SourceTests.environment(server) + environment)
+        var calls: [Int] = []
+        for key in ["a.jpg", "b.jpg", "c.jpg"] {
+            let status = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/\(key)@png").status
+            #expect(status == 200, "\(stack.thumbdLog)")
+            calls.append(endpoint.requestCount(path))
+            serve(expiringIn: 3_600)
+        }
+        return (stack, calls)
+    }
+
+    @Test func fromTheContainerEndpointRenewedBeforeTheyExpire() throws {
+        // Given a container endpoint that gives the role's temporary credentials
+        let endpoint = try TestOrigin()
+        let role = server.temporary
+
+        // When three sources are read, the first credentials two minutes from expiry
+        let (_, calls) = try threeSourcesWithExpiringCredentials(
+            endpoint: endpoint, path: "/credentials",
+            environment: ["AWS_CONTAINER_CREDENTIALS_FULL_URI": endpoint.url("/credentials"),
+                          "AWS_CONTAINER_AUTHORIZATION_TOKEN": "container-token"]) { expiration in
+            .init(headers: [("Content-Type", "application/json")], body: Array("""
+                {"AccessKeyId": "\(role.accessKeyID)", "SecretAccessKey": "\(role.secretAccessKey)",
+                 "Token": "\(role.sessionToken)", "Expiration": "\(expiration)"}
+                """.utf8))
         }
 
-        // When a first source is read, then a second after the endpoint has longer-lived ones, then a third
-        #expect(try thumbnail("a.jpg") == 200, "\(stack.thumbdLog)")
-        #expect(endpoint.requestCount("/credentials") == 1)
-        serve(expiringIn: 3_600)
-        #expect(try thumbnail("b.jpg") == 200)
-        let afterRenewal = endpoint.requestCount("/credentials")
-        #expect(try thumbnail("c.jpg") == 200)
+        // Then the endpoint was asked with its token, again for the second source (renewed before
+        // expiry), and not for the third (the renewed ones kept)
+        #expect(calls == [1, 2, 2])
+        #expect(endpoint.lastHeaders("/credentials")["authorization"] == "container-token")
+    }
 
-        // Then the credentials close to expiry were renewed for the second, and the renewed ones kept
-        // for the third
-        #expect(afterRenewal == 2)
-        #expect(endpoint.requestCount("/credentials") == 2)
+    @Test func fromWebIdentityThroughSTSRenewedBeforeTheyExpire() throws {
+        // Given a web identity token and an STS that exchanges it for the role's temporary
+        // credentials (moto's STS asks for a signature AssumeRoleWithWebIdentity does not carry: a
+        // stand-in answers as STS does)
+        let sts = try TestOrigin()
+        let tokenFile = NSTemporaryDirectory() + "thumbd-web-identity-\(UUID().uuidString)"
+        try "the-web-identity-token\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        defer { unlink(tokenFile) }
+        let role = server.temporary
+
+        // When three sources are read, the first credentials two minutes from expiry
+        let (_, calls) = try threeSourcesWithExpiringCredentials(
+            endpoint: sts, path: "/",
+            environment: ["AWS_WEB_IDENTITY_TOKEN_FILE": tokenFile, "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/reader",
+                          "AWS_ENDPOINT_URL_STS": sts.url("")]) { expiration in
+            .init(headers: [("Content-Type", "text/xml")], body: Array("""
+                <AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+                <AssumeRoleWithWebIdentityResult><Credentials>
+                <AccessKeyId>\(role.accessKeyID)</AccessKeyId><SecretAccessKey>\(role.secretAccessKey)</SecretAccessKey>
+                <SessionToken>\(role.sessionToken)</SessionToken><Expiration>\(expiration)</Expiration>
+                </Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>
+                """.utf8))
+        }
+
+        // Then STS was asked again for the second source and not for the third
+        #expect(calls == [1, 2, 2])
     }
 
     @Test func aContainerEndpointOffTheHostInClearIsRefused() throws {
