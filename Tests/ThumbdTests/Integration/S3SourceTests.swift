@@ -99,6 +99,22 @@ struct S3SourceTests {
         #expect(try server.getCount(bucket: "photos", key: "photo.jpg") == 0)
     }
 
+    @Test func allowedSourcesHoldS3SourcesToo() throws {
+        // Given allowed sources that name one bucket's prefix
+        let limited = try TestStack(environment: Self.environment(server) + [
+            "THUMBD_S3_ACCESS_KEY_ID": server.accessKeyID, "THUMBD_S3_SECRET_ACCESS_KEY": server.secretAccessKey,
+            "IMGPROXY_ALLOWED_SOURCES": "s3://versions/",
+        ])
+
+        // When an object of another bucket is asked for, and one of that bucket
+        let refused = try limited.get("/insecure/rs:fit:100:100/plain/s3://photos/photo.jpg@png")
+        let allowed = try limited.get("/insecure/rs:fit:100:100/plain/s3://versions/pic.jpg@png")
+
+        // Then only the listed one is read
+        #expect(refused.status == 403, "\(refused.text)")
+        #expect(allowed.status == 200, "\(allowed.text)")
+    }
+
     @Test func fiftyClientsOnOneColdS3ThumbnailMakeOneGET() throws {
         // Given a thumbnail not made yet
         let path = stack.signed("/insecure/rs:fill:300:200/plain/s3://photos/storm.jpg@webp")
