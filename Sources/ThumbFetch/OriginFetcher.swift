@@ -100,27 +100,39 @@ public struct OriginFetcher: Sendable {
     }
 
     /// One signed GET, no redirect followed: S3 answers a bucket in another region with a 301 that
-    /// a request signed for this region could not follow anyway.
+    /// a request signed for this region could not follow anyway. Temporary credentials S3 calls
+    /// expired (a clock that drifted, a role's session cut short) are renewed and the GET sent once more.
     private func fetchS3(_ url: String) throws(ThumbError) -> Response {
         let rules = sourceRules.current
-        let request = try rules.s3.request(for: S3Object(url: url), at: time(nil))
+        let object = try S3Object(url: url)
         let easy = try handles.take()
         defer { handles.give(easy) }
-        let transfer = try perform(request.url, headers: request.headers, guarded: !request.trusted, rules: rules,
-                                   on: easy, timeoutMilliseconds: configuration.totalTimeoutMilliseconds)
-        let status = easy.responseCode
-        guard !(200..<300).contains(status) else { return Response(body: transfer.body, contentType: easy.contentType) }
-        let code = S3XMLText.value(of: "Code", in: transfer.body).map { String($0.prefix(64)) }
-        switch status {
-        case 404: throw .sourceNotFound
-        case 301, 307:
-            let region = easy.headerValues("x-amz-bucket-region").first ?? "another region"
-            throw .originFailed("S3 bucket of \(url) is in \(region), not \(rules.s3.region): set S3_REGION or S3_ENDPOINT")
-        case 403 where code == "AccessDenied":
-            throw .originFailed("S3 answered 403 AccessDenied for \(url): no s3:GetObject on it, or it is missing and "
-                + "s3:ListBucket is not granted (S3 then hides a missing key behind 403)")
-        default: throw .originFailed("S3 answered \(status) \(code ?? "with no error code") for \(url)")
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.totalTimeoutMilliseconds) * 1_000_000
+        for attempt in 1...2 {
+            let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
+            guard remaining > 0 else { throw .originTimeout }
+            let request = try rules.s3.request(for: object, at: time(nil))
+            let transfer = try perform(request.url, headers: request.headers, guarded: !request.trusted, rules: rules,
+                                       on: easy, timeoutMilliseconds: remaining)
+            let status = easy.responseCode
+            guard !(200..<300).contains(status) else { return Response(body: transfer.body, contentType: easy.contentType) }
+            let code = S3XMLText.value(of: "Code", in: transfer.body).map { String($0.prefix(64)) }
+            switch status {
+            case 404: throw .sourceNotFound
+            case _ where (status == 400 || status == 403) && code == "ExpiredToken" && attempt == 1:
+                rules.s3.credentials?.discard()
+                continue
+            case 301, 307:
+                let region = easy.headerValues("x-amz-bucket-region").first ?? "another region"
+                throw .originFailed("S3 bucket of \(url) is in \(region), not \(rules.s3.region): set S3_REGION or "
+                    + "S3_ENDPOINT")
+            case 403 where code == "AccessDenied":
+                throw .originFailed("S3 answered 403 AccessDenied for \(url): no s3:GetObject on it, or it is missing "
+                    + "and s3:ListBucket is not granted (S3 then hides a missing key behind 403)")
+            default: throw .originFailed("S3 answered \(status) \(code ?? "with no error code") for \(url)")
+            }
         }
+        throw .originFailed("S3 answered ExpiredToken for \(url) to renewed credentials too")
     }
 
     /// The answers libcurl itself would follow.

@@ -28,6 +28,13 @@ public protocol S3CredentialProvider: Sendable {
     /// The link, by the name an operator would look for (`environment`, `AWS_CONTAINER_CREDENTIALS_FULL_URI`).
     var source: String { get }
     func credentials() throws(ThumbError) -> S3Credentials
+    /// Forgets credentials S3 called expired, so the next call asks for new ones.
+    func discard()
+}
+
+extension S3CredentialProvider {
+    /// Credentials given once have nothing to renew.
+    public func discard() {}
 }
 
 /// Credentials given once: a long-term key, or a key, secret and session token an operator renews

@@ -32,4 +32,8 @@ public final class S3RefreshingCredentials: S3CredentialProvider {
             return fresh
         }
     }
+
+    public func discard() {
+        cached.withLock { $0 = nil }
+    }
 }

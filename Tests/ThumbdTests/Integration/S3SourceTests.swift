@@ -420,6 +420,30 @@ struct S3StandInTests {
         #expect(stack.thumbdLog.contains("is in eu-west-3, not us-east-1: set S3_REGION"), "\(stack.thumbdLog)")
     }
 
+    @Test func credentialsS3CallsExpiredAreRenewedAndTheGETSentOnceMore() throws {
+        // Given temporary credentials that the container endpoint says are good for an hour, but
+        // that S3 calls expired
+        let endpoint = try TestOrigin()
+        let expiration = ISO8601DateFormatter().string(from: Date().addingTimeInterval(3_600))
+        endpoint.serve("/credentials", .init(body: Array("""
+            {"AccessKeyId": "ASIAEXAMPLE", "SecretAccessKey": "s", "Token": "t", "Expiration": "\(expiration)"}
+            """.utf8)))
+        endpoint.serve("/photos/a.jpg", .init(status: 400, body: Array(
+            "<Error><Code>ExpiredToken</Code><Message>The provided token has expired.</Message></Error>".utf8)))
+        let stack = try TestStack(environment: [
+            "THUMBD_USE_S3": "true", "THUMBD_S3_ENDPOINT": endpoint.url(""),
+            "AWS_CONTAINER_CREDENTIALS_FULL_URI": endpoint.url("/credentials"),
+        ])
+
+        // When an object is asked for
+        let response = try stack.get("/insecure/rs:fit:100:100/plain/s3://photos/a.jpg@png")
+
+        // Then the credentials were asked for again and the GET sent once more, and no more than that
+        #expect(response.status == 502)
+        #expect(endpoint.requestCount("/credentials") == 2)
+        #expect(endpoint.requestCount("/photos/a.jpg") == 2)
+    }
+
     @Test func aMissingKeyHiddenBehind403IsAnOriginFailureThatNamesListBucket() throws {
         // Given an endpoint that answers as S3 does to a GetObject-only policy
         let endpoint = try TestOrigin()
