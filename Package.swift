@@ -49,7 +49,7 @@ let package = Package(
             name: "ThumbRequest",
             dependencies: ["ThumbRuntime", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "ThumbFetch", dependencies: ["ThumbRequest", "ThumbRuntime", "CCurl"]),
+        .target(name: "ThumbFetch", dependencies: ["ThumbRequest", "ThumbRuntime", "CCurl", .product(name: "Crypto", package: "swift-crypto")]),
         .target(
             name: "ThumbImaging",
             dependencies: ["ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CPNG", "CWebP", "CImageQuant", "CAVIF", "CJXL"]
@@ -71,7 +71,7 @@ let package = Package(
         ),
         .testTarget(name: "ThumbdTests",
                     dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CWebP"],
-                    // run by SocketActivationTests, not built
-                    exclude: ["Support/socket-holder.py"]),
+                    // run by SocketActivationTests and S3TestServer, not built
+                    exclude: ["Support/socket-holder.py", "Support/moto-fill.py"]),
     ]
 )

@@ -1,5 +1,8 @@
 import CCurl
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 import ThumbRequest
 import ThumbRuntime
 
@@ -21,6 +24,8 @@ public struct OriginFetcher: Sendable {
         /// An HTTP proxy every fetch goes through (never one from the environment). The guard then
         /// resolves each hop's host itself, checks it, and has the proxy tunnel to that address.
         public var proxy: String?
+        /// How `s3://` sources are read; off by default.
+        public var s3 = S3Settings()
 
         public init() {}
     }
@@ -63,6 +68,7 @@ public struct OriginFetcher: Sendable {
     /// meant for one origin never follows a redirect to another) and is held to the allowed
     /// sources before anything connects to it.
     public func fetch(_ url: String) throws(ThumbError) -> Response {
+        if S3Object.isS3(url) { return try fetchS3(url) }
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw .forbidden("only http and https sources are allowed")
         }
@@ -74,7 +80,8 @@ public struct OriginFetcher: Sendable {
         for _ in 0...configuration.maxRedirects {
             let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
             guard remaining > 0 else { throw .originTimeout }
-            let transfer = try perform(url, rules: rules, on: easy, timeoutMilliseconds: remaining)
+            let transfer = try perform(url, headers: rules.headers.headers(for: url), guarded: true, rules: rules,
+                                       on: easy, timeoutMilliseconds: remaining)
             let status = easy.responseCode
             if Self.redirectStatuses.contains(status), let next = easy.redirectURL {
                 guard rules.allowedSources.allows(next) else {
@@ -92,17 +99,55 @@ public struct OriginFetcher: Sendable {
         throw .originFailed("more than \(configuration.maxRedirects) redirects")
     }
 
+    /// One signed GET, no redirect followed: S3 answers a bucket in another region with a 301 that
+    /// a request signed for this region could not follow anyway. Temporary credentials S3 calls
+    /// expired (a clock that drifted, a role's session cut short) are renewed and the GET sent once more.
+    private func fetchS3(_ url: String) throws(ThumbError) -> Response {
+        let rules = sourceRules.current
+        let object = try S3Object(url: url)
+        let easy = try handles.take()
+        defer { handles.give(easy) }
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.totalTimeoutMilliseconds) * 1_000_000
+        for attempt in 1...2 {
+            let remaining = Int((Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)) / 1_000_000)
+            guard remaining > 0 else { throw .originTimeout }
+            let request = try rules.s3.request(for: object, at: time(nil))
+            let transfer = try perform(request.url, headers: request.headers, guarded: !request.trusted, rules: rules,
+                                       on: easy, timeoutMilliseconds: remaining)
+            let status = easy.responseCode
+            guard !(200..<300).contains(status) else { return Response(body: transfer.body, contentType: easy.contentType) }
+            let code = S3XMLText.value(of: "Code", in: transfer.body).map { String($0.prefix(64)) }
+            switch status {
+            case 404: throw .sourceNotFound
+            case _ where (status == 400 || status == 403) && code == "ExpiredToken" && attempt == 1:
+                rules.s3.credentials?.discard()
+                continue
+            case 301, 307:
+                let region = easy.headerValues("x-amz-bucket-region").first ?? "another region"
+                throw .originFailed("S3 bucket of \(url) is in \(region), not \(rules.s3.region): set S3_REGION or "
+                    + "S3_ENDPOINT")
+            case 403 where code == "AccessDenied":
+                throw .originFailed("S3 answered 403 AccessDenied for \(url): no s3:GetObject on it, or it is missing "
+                    + "and s3:ListBucket is not granted (S3 then hides a missing key behind 403)")
+            default: throw .originFailed("S3 answered \(status) \(code ?? "with no error code") for \(url)")
+            }
+        }
+        throw .originFailed("S3 answered ExpiredToken for \(url) to renewed credentials too")
+    }
+
     /// The answers libcurl itself would follow.
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    private func perform(_ url: String, rules: SourceRules, on easy: CurlEasy,
+    /// - Parameter guarded: false for the operator's own S3 endpoint, which the address policy
+    ///   does not judge.
+    private func perform(_ url: String, headers: [String], guarded: Bool, rules: SourceRules, on easy: CurlEasy,
                          timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
         // Through a proxy every socket goes to the proxy: the origin's address is checked here instead.
-        let origin = try configuration.proxy.map { _ throws(ThumbError) in
-            try OriginAddress(of: url, policy: rules.addressPolicy)
+        let origin = try configuration.proxy.flatMap { _ throws(ThumbError) in
+            guarded ? try OriginAddress(of: url, policy: rules.addressPolicy) : nil
         }
         let transfer = Transfer(easy: easy, byteLimit: configuration.maxBytes,
-                                policy: origin == nil ? rules.addressPolicy : nil,
+                                policy: origin == nil && guarded ? rules.addressPolicy : nil,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         try withExtendedLifetime(transfer) { () throws(ThumbError) in
@@ -122,7 +167,7 @@ public struct OriginFetcher: Sendable {
             try easy.set(CURLOPT_TIMEOUT_MS, timeoutMilliseconds)
             try easy.set(CURLOPT_MAXFILESIZE, configuration.maxBytes)
             try easy.set(CURLOPT_USERAGENT, configuration.userAgent)
-            try easy.set(headers: rules.headers.headers(for: url))
+            try easy.set(headers: headers)
             try easy.set(writeFunction: transferWriteCallback)
             try easy.set(CURLOPT_WRITEDATA, context)
             try easy.set(openSocketFunction: transferOpenSocketCallback)

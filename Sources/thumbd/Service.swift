@@ -145,8 +145,8 @@ struct Service {
     }
     /// Reads the settings again (flags, environment and the settings file, which is what can
     /// have changed) and puts in place every setting declared to reload: the signing keys,
-    /// presets, option rules, allowed sources, source addresses, source headers and the metrics
-    /// token. Settings with
+    /// presets, option rules, allowed sources, source addresses, source headers, S3 sources'
+    /// settings and credentials, and the metrics token. Settings with
     /// a problem, or that would switch insecure mode, change nothing: the ones in use stay, and the
     /// log says why. Any other setting that changed is named in the line: it takes effect at the
     /// next start, and until then the value it started with stays.

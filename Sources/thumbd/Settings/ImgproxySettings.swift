@@ -101,6 +101,9 @@ enum ImgproxySettings {
     }()
 
     private static let nginxServes = "nginx takes the HTTP connections and serves the thumbnails: set it in nginx's site"
+    private static let googleThroughS3 = "gs:// sources are not supported: read Google Cloud Storage as s3:// sources "
+        + "through its XML API (S3_ENDPOINT=https://storage.googleapis.com, HMAC keys as S3_ACCESS_KEY_ID and "
+        + "S3_SECRET_ACCESS_KEY)"
     private static let headersAreNginx = "nginx sends a hit's headers: add them to the site (add_header)"
 
     // swiftlint:disable:next closure_body_length
@@ -210,14 +213,13 @@ enum ImgproxySettings {
             "CACHE_SWIFT_TENANT", "CACHE_SWIFT_DOMAIN", "CACHE_SWIFT_TIMEOUT_SECONDS",
             "CACHE_SWIFT_CONNECT_TIMEOUT_SECONDS",
         ]),
-        (.sameAsThumbd("false", otherwise: "S3 sources are not supported"), ["USE_S3"]),
-        (.refused("S3 sources are not supported"), [
-            "S3_REGION", "S3_ENDPOINT", "S3_ENDPOINT_USE_PATH_STYLE", "S3_USE_DECRYPTION_CLIENT", "S3_ASSUME_ROLE_ARN",
-            "S3_ASSUME_ROLE_EXTERNAL_ID", "S3_ALLOWED_BUCKETS", "S3_DENIED_BUCKETS", "S3_ACCESS_POINTS",
-        ]),
-        (.sameAsThumbd("false", otherwise: "Google Cloud Storage sources are not supported"), ["USE_GCS"]),
-        (.refused("Google Cloud Storage sources are not supported"),
-         ["GCS_KEY", "GCS_ENDPOINT", "GCS_ALLOWED_BUCKETS", "GCS_DENIED_BUCKETS"]),
+        (.refused("S3 client-side decryption is not supported: thumbd reads objects as S3 stores them"),
+         ["S3_USE_DECRYPTION_CLIENT"]),
+        (.refused("assuming a role is not supported: give the role's credentials (S3_ACCESS_KEY_ID, the environment, a "
+            + "profile)"), ["S3_ASSUME_ROLE_ARN", "S3_ASSUME_ROLE_EXTERNAL_ID"]),
+        (.refused("S3 access points are not supported: name the bucket"), ["S3_ACCESS_POINTS"]),
+        (.sameAsThumbd("false", otherwise: googleThroughS3), ["USE_GCS"]),
+        (.refused(googleThroughS3), ["GCS_KEY", "GCS_ENDPOINT", "GCS_ALLOWED_BUCKETS", "GCS_DENIED_BUCKETS"]),
         (.sameAsThumbd("false", otherwise: "Azure Blob Storage sources are not supported"), ["USE_ABS"]),
         (.refused("Azure Blob Storage sources are not supported"),
          ["ABS_NAME", "ABS_KEY", "ABS_ENDPOINT", "ABS_ALLOWED_BUCKETS", "ABS_DENIED_BUCKETS"]),

@@ -14,6 +14,8 @@ public enum Setting: CaseIterable, Sendable {
     case allowLoopbackSourceAddresses, allowPrivateSourceAddresses, allowLinkLocalSourceAddresses
     case maxSrcFileSize, maxSrcResolution, downloadTimeout, firstByteTimeout, maxRedirects, userAgent, sourceProxy
     case sourceHeaders
+    case useS3, s3Region, s3Endpoint, s3EndpointUsePathStyle, s3AllowedBuckets, s3DeniedBuckets
+    case s3AccessKeyID, s3SecretAccessKey, s3SessionToken
     case timeout, requestsQueueSize, maxConcurrentFetches, maxConcurrentFetchesPerHost, maxConcurrentRenders
     case sourceMemoryCacheSize, sourceMemoryCacheSeconds, notFoundCacheTTL, errorCacheTTL
     case presets, onlyPresets, allowSecurityOptions
@@ -181,6 +183,48 @@ public enum Setting: CaseIterable, Sendable {
                   details: "Extra request headers per source prefix: `https://a.example/ X-Key: v`, entries "
                       + "separated by `\\|`; thumbd follows redirects itself and sends each hop only the headers "
                       + "of its own URL's prefix, so a token never follows a redirect to another origin.")
+        case .useS3:
+            .init("USE_S3", imgproxy: true, reloads: true, .boolean, .field { "\($0.fetch.s3.enabled)" },
+                  "Read s3://bucket/key[?version] sources from S3 or an S3-compatible store.",
+                  details: "Read `s3://bucket/key` sources (`?version` for a versioned object) from S3 or an "
+                      + "S3-compatible store, signed with AWS Signature Version 4, with the credentials `S3_ACCESS_KEY_ID` "
+                      + "gives, else those an AWS SDK finds (docs/production.md). They go through the same limits, "
+                      + "coalescing, timeouts and failure memory as downloads, and `ALLOWED_SOURCES` must list "
+                      + "`s3://` prefixes when it is set.")
+        case .s3Region:
+            .init("S3_REGION", imgproxy: true, reloads: true, .text,
+                  .described("AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1"),
+                  "The region S3 requests are signed for, and whose AWS endpoint they go to.")
+        case .s3Endpoint:
+            .init("S3_ENDPOINT", imgproxy: true, reloads: true, .text, .described("AWS's, for the region"),
+                  "http(s)://host[:port] of an S3-compatible store; the source address settings do not apply to it.",
+                  details: "`http(s)://host[:port]` of an S3-compatible store (MinIO, Ceph, Cloudflare R2, Google "
+                      + "Cloud Storage's XML API `https://storage.googleapis.com` with HMAC keys as the access key "
+                      + "and secret). Trusted by configuration: the source address settings do not apply to it, "
+                      + "and to nothing else.")
+        case .s3EndpointUsePathStyle:
+            .init("S3_ENDPOINT_USE_PATH_STYLE", imgproxy: true, reloads: true, .boolean,
+                  .field { "\($0.fetch.s3.usePathStyle)" },
+                  "With S3_ENDPOINT, the bucket goes in the path (true) or in the host name (false).")
+        case .s3AllowedBuckets:
+            .init("S3_ALLOWED_BUCKETS", imgproxy: true, reloads: true, .text, .described("any bucket"),
+                  "Buckets s3:// sources may name, comma-separated.")
+        case .s3DeniedBuckets:
+            .init("S3_DENIED_BUCKETS", imgproxy: true, reloads: true, .text, .none,
+                  "Buckets s3:// sources may not name, comma-separated.")
+        case .s3AccessKeyID:
+            .init("S3_ACCESS_KEY_ID", secret: true, reloads: true, .text, .described("the AWS credential chain's"),
+                  "Access key S3 requests are signed with; with S3_SECRET_ACCESS_KEY, before the AWS chain.",
+                  details: "Access key S3 requests are signed with, given with `S3_SECRET_ACCESS_KEY` (and "
+                      + "`S3_SESSION_TOKEN` for temporary ones); unset, the chain an AWS SDK reads is "
+                      + "(docs/production.md). Keep it in the settings file, readable by root and thumbd only; "
+                      + "SIGHUP reads it again.")
+        case .s3SecretAccessKey:
+            .init("S3_SECRET_ACCESS_KEY", secret: true, reloads: true, .text, .none,
+                  "The secret of S3_ACCESS_KEY_ID.")
+        case .s3SessionToken:
+            .init("S3_SESSION_TOKEN", secret: true, reloads: true, .text, .none,
+                  "The session token of temporary S3 credentials.")
         case .timeout:
             .init("TIMEOUT", imgproxy: true, .decimal(0.1...3_600), .field { $0.limits.requestTimeout.shortText },
                   "Seconds a client waits for a thumbnail before 504; the job goes on.")

@@ -34,7 +34,6 @@ public struct SettingDeclaration: Sendable {
     public let details: String?
     /// A value no message may quote (a key, a salt, a signature accepted unchecked, a header an
     /// origin takes as a password): the journal is read by more people than the settings file.
-    /// S3 credentials, when they become settings, are declared secret too.
     public let secret: Bool
     /// SIGHUP puts a new value in place; a change to any other setting is named in the reload's
     /// log line and waits for a restart.

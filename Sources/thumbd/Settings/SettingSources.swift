@@ -31,7 +31,7 @@ struct SettingSources: Sendable {
             let origin = flags[.config] != nil ? "--\(Setting.config.declaration.flag)" : Setting.config.environmentNames[0]
             fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
         }
-        let loaded = Settings.load(lookup)
+        let loaded = Settings.load(lookup, environment: environment)
         let nameProblems = EnvironmentNames.problems(environment) + fileProblems
         guard !nameProblems.isEmpty else { return loaded }
         switch loaded {

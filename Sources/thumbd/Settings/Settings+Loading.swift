@@ -23,7 +23,9 @@ extension Settings {
     /// A setting's value: the flag's if given, else the environment's, with where it came from.
     public typealias Lookup = (Setting) -> (value: String, origin: String)?
 
-    public static func load(_ lookup: @escaping Lookup) -> Result<Settings, Problems> {
+    /// - Parameter environment: the process's, where the AWS credential chain starts (AWS_*); the
+    ///   settings themselves come from `lookup`.
+    public static func load(_ lookup: @escaping Lookup, environment: [String: String] = [:]) -> Result<Settings, Problems> {
         var reader = Reader(lookup: lookup)
         var configuration = Settings()
         reader.read(.listen) { configuration.listen = try parse($0, as: ListenAddress.init, expected: "unix:/path or host:port") }
@@ -111,6 +113,7 @@ extension Settings {
             configuration.fetch.addressPolicy.allowedRanges = try addressRanges($0)
         }
 
+        configuration.fetch.s3 = readS3(&reader, environment: environment)
         configuration.options = readOptions(&reader)
         configuration.given = Dictionary(uniqueKeysWithValues: Setting.allCases.compactMap { setting in
             lookup(setting).map { (setting, $0.value) }
@@ -293,7 +296,7 @@ extension Settings {
         return qualities
     }
 
-    private struct Reader {
+    struct Reader {
         let lookup: Lookup
         var problems: [String] = []
 
@@ -344,7 +347,7 @@ extension Settings {
         }
     }
 
-    private struct InvalidValue: Error {
+    struct InvalidValue: Error {
         let expected: String
     }
 
@@ -368,7 +371,7 @@ extension Settings {
         return value
     }
 
-    private static func bool(_ text: String) throws -> Bool {
+    static func bool(_ text: String) throws -> Bool {
         switch text.lowercased() {
         case "1", "t", "true", "yes": return true
         case "0", "f", "false", "no", "": return false
@@ -468,7 +471,7 @@ extension Settings {
     }
 
     /// Comma-separated items, trimmed, empty ones skipped (a trailing comma is harmless).
-    private static func list(_ text: String) -> [String] {
+    static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 

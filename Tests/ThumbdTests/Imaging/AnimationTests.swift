@@ -77,7 +77,9 @@ struct AnimationTests {
         decoded.forEachFrame {
             _ = MagickNextImage(original.wand)
             var distortion = 0.0
-            MagickCompareImages(decoded.wand, original.wand, MeanAbsoluteErrorMetric, &distortion).map { DestroyMagickWand($0) }
+            if let difference = MagickCompareImages(decoded.wand, original.wand, MeanAbsoluteErrorMetric, &distortion) {
+                DestroyMagickWand(difference)
+            }
             errors.append(distortion)
         }
         #expect(errors.allSatisfy { $0 < 2 * errors[0] + 0.01 }, "\(errors)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ThumbFetch
 @testable import ThumbRequest
 @testable import thumbd
 
@@ -17,13 +18,13 @@ enum DocsVocabulary {
         .union(ImgproxySettings.documented)
 
     /// Upper-case words the docs put in code that are not settings.
-    static let notSettings: Set<String> = [
+    static let notSettings: Set<String> = Set([
         "THUMBD_NAME", // the placeholder in `THUMBD_NAME=value`
         "HTTPS_PROXY", "ALL_PROXY", // libcurl's environment, which SOURCE_PROXY replaces
         "TRUE", "RRGGBB", // a boolean's and a colour's spelling
         // the environment the unit gives thumbd, ImageMagick and libdispatch
         "HOME", "MAGICK_CONFIGURE_PATH", "LIBDISPATCH_LOG",
-    ]
+    ]).union(S3CredentialChain.environmentNames) // the AWS credential chain's, read as an AWS SDK reads them
 
     /// Every `THUMBD_X`/`IMGPROXY_X` in the text (but an example of a misspelt one, followed by
     /// `: no such setting`), and every code span that is a bare upper-case name, must exist.

@@ -41,10 +41,10 @@ struct ImgproxySettingsTests {
     }
 
     @Test func aSettingThumbdDoesNotHaveIsRefusedByNameWithWhy() {
-        let problems = Self.problems(["IMGPROXY_USE_S3": "true", "IMGPROXY_S3_REGION": "eu-west-1",
+        let problems = Self.problems(["IMGPROXY_USE_ABS": "true", "IMGPROXY_S3_ACCESS_POINTS": "x",
                                       "IMGPROXY_BIND": ":8080", "IMGPROXY_URL_REPLACEMENTS": "^x:y"])
-        #expect(problems.contains("IMGPROXY_USE_S3=true: S3 sources are not supported"))
-        #expect(problems.contains("IMGPROXY_S3_REGION: S3 sources are not supported"))
+        #expect(problems.contains("IMGPROXY_USE_ABS=true: Azure Blob Storage sources are not supported"))
+        #expect(problems.contains("IMGPROXY_S3_ACCESS_POINTS: S3 access points are not supported: name the bucket"))
         #expect(problems.contains { $0.hasPrefix("IMGPROXY_BIND: nginx takes the HTTP connections") })
         #expect(problems.contains { $0.hasPrefix("IMGPROXY_URL_REPLACEMENTS: URL replacements are not supported") })
         #expect(problems.count == 4)
@@ -53,7 +53,7 @@ struct ImgproxySettingsTests {
     @Test func aSettingAtTheValueThumbdAlwaysHasIsAccepted() throws {
         // imgproxy reads booleans as Go's strconv.ParseBool
         for value in ["false", "0", "f", "F", "FALSE", "False"] {
-            #expect(Self.problems(["IMGPROXY_USE_S3": value, "IMGPROXY_ENABLE_CLIENT_HINTS": value]).isEmpty, "\(value)")
+            #expect(Self.problems(["IMGPROXY_USE_ABS": value, "IMGPROXY_ENABLE_CLIENT_HINTS": value]).isEmpty, "\(value)")
         }
         #expect(Self.problems(["IMGPROXY_USE_ETAG": "1", "IMGPROXY_TTL": "31536000", "IMGPROXY_PATH_PREFIX": ""]).isEmpty)
         #expect(Self.problems(["IMGPROXY_USE_ETAG": "no"]).count == 1)
@@ -77,10 +77,10 @@ struct ImgproxySettingsTests {
     @Test func theScriptsNamesPassThroughTheEnvironmentButAreNoSettings() throws {
         #expect(Self.problems(["THUMBD_HTTP_PORT": "8080", "THUMBD_RUN_DIR": "/tmp/x", "THUMBD_BINARY": "/bin/true"]).isEmpty)
         let file = NSTemporaryDirectory() + "thumbd-settings-\(UUID().uuidString).env"
-        try Data("THUMBD_HTTP_PORT=8080\nIMGPROXY_USE_GCS=true\n".utf8).write(to: URL(fileURLWithPath: file))
+        try Data("THUMBD_HTTP_PORT=8080\nIMGPROXY_USE_ABS=true\n".utf8).write(to: URL(fileURLWithPath: file))
         defer { unlink(file) }
         #expect(Self.problems(["THUMBD_CONFIG": file]) == [
-            "THUMBD_CONFIG=\(file.debugDescription): IMGPROXY_USE_GCS=true: Google Cloud Storage sources are not "
+            "THUMBD_CONFIG=\(file.debugDescription): IMGPROXY_USE_ABS=true: Azure Blob Storage sources are not "
                 + "supported; THUMBD_HTTP_PORT: no such setting",
         ])
     }
@@ -189,10 +189,10 @@ struct ImgproxySettingsTests {
 struct ImgproxyEnvironmentStartTests {
     @Test func thumbdRefusesToStartWithASettingItDoesNotHonour() throws {
         let finished = try ProcessRunner.run(TestStack.thumbdBinary, ["serve", "--insecure", "--listen", "127.0.0.1:1"],
-                                             environment: ["IMGPROXY_USE_S3": "true", "THUMBD_CACHE_MAX_BYTE": "1"])
+                                             environment: ["IMGPROXY_USE_SWIFT": "true", "THUMBD_CACHE_MAX_BYTE": "1"])
         #expect(finished.status != 0)
         let said = finished.errors
-        #expect(said.contains("IMGPROXY_USE_S3=true: S3 sources are not supported"))
+        #expect(said.contains("IMGPROXY_USE_SWIFT=true: OpenStack Swift sources are not supported"))
         #expect(said.contains("THUMBD_CACHE_MAX_BYTE: no such setting (did you mean THUMBD_CACHE_MAX_BYTES?)"))
     }
 }
