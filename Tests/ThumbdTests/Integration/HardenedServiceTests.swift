@@ -3,6 +3,7 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
+@testable import ThumbImaging
 @testable import ThumbRequest
 
 /// deploy/thumbd.service takes away every system call, address family and memory mapping thumbd
@@ -20,7 +21,8 @@ struct HardenedServiceTests {
     @Test func thumbdServesEveryFormatUnderTheUnitsRules() throws {
         // Given an origin with a photo in every format thumbd reads by default, and an animation
         let origin = try TestOrigin()
-        for format in ImageFormat.allCases {
+        let readable = ImageFormat.allCases.filter { SourceFormat(rawValue: $0.rawValue) != nil }
+        for format in readable {
             origin.serve("/photo.\(format.fileExtension)", .image(TestImages.halves(width: 120, height: 80, format: format)))
         }
         origin.serve("/bitmap.bmp", .image(SourceFormatTests.drawn("BMP"), contentType: "image/bmp"))
@@ -31,16 +33,23 @@ struct HardenedServiceTests {
         ], launcher: Self.launcher)
 
         // When each is fetched from the origin and rendered into every format
-        let sources = ImageFormat.allCases.map { "/photo.\($0.fileExtension)" } + ["/bitmap.bmp", "/animation.gif"]
+        let sources = readable.map { "/photo.\($0.fileExtension)" } + ["/bitmap.bmp", "/animation.gif"]
         for source in sources {
             for format in ImageFormat.allCases {
                 let response = try stack.get("/insecure/rs:fill:40:30/plain/\(origin.url(source))@\(format.fileExtension)")
 
                 // Then each is a thumbnail of its format and size
                 #expect(response.status == 200, "\(source) as \(format): \(response.text.prefix(200))")
-                let image = try ImageProbe(response.body)
-                let probed = format == .avif ? "HEIC" : format.magickName  // ImageMagick 6 reads AVIF with its HEIC coder
-                #expect((image.format, image.width, image.height) == (probed, 40, 30), "\(source) as \(format)")
+                // The reference decoders read what ImageMagick 6 does not: JPEG XL, and AVIF sequences
+                switch format {
+                case .jxl:
+                    #expect(try JXLTests.referenceDecode(response.body).info.contains("JPEG XL image, 40x30"), "\(source)")
+                case .avif:
+                    #expect(try AVIFTests.referenceDecode(response.body).info.contains("Resolution     : 40x30"), "\(source)")
+                default:
+                    let image = try ImageProbe(response.body)
+                    #expect((image.format, image.width, image.height) == (format.magickName, 40, 30), "\(source) as \(format)")
+                }
             }
         }
         // and a second spelling, a hit, negotiation, health and the metrics work too
