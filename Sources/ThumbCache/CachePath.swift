@@ -26,6 +26,10 @@ public struct CachePath: Sendable, Hashable {
         case suffixed
         /// `{name}.auto.{ext}`: for clients that accept the format.
         case negotiated
+        /// `{name}.best.{ext}`, or `{name}.best.{class}.{ext}` where the answer varies by Accept:
+        /// the best format's winner for the clients of a class (the negotiated format nginx's map
+        /// picks, or `none`), whichever format it is; nginx tries each extension.
+        case best(class: String?)
         /// A private name, answered by thumbd.
         case thumbdOnly
     }
@@ -53,6 +57,7 @@ public struct CachePath: Sendable, Hashable {
         let suffix = switch naming {
         case .negotiated: ".auto." + format.fileExtension
         case .suffixed: ".auto.none." + format.fileExtension
+        case .best(let bestClass): ".\(BestFormat.name)" + (bestClass.map { "." + $0 } ?? "") + "." + format.fileExtension
         case .shared, .thumbdOnly: "." + format.fileExtension
         }
         relative = stem.path + suffix
@@ -98,17 +103,21 @@ public struct CachePath: Sendable, Hashable {
     /// still have on disk from an older thumbd.
     public static func servedNames(signature: String) -> [CachePath] {
         guard isServable(signature) else { return [] }
-        return [Naming.shared, .suffixed, .negotiated].flatMap { naming in
+        return ([Naming.shared, .suffixed, .negotiated] + bestNamings).flatMap { naming in
             ImageFormat.allCases.map { CachePath(Stem(served: signature), format: $0, naming: naming) }
         }
     }
 
     /// Every name a URL's thumbnails may have, in every format and naming: for a purge.
     public static func everyName(signature: String?, documentURI: String) -> [CachePath] {
-        [Naming.shared, .suffixed, .negotiated, .thumbdOnly].flatMap {
+        ([Naming.shared, .suffixed, .negotiated, .thumbdOnly] + bestNamings).flatMap {
             candidates(signature: signature, documentURI: documentURI, naming: $0)
         }
     }
+
+    /// Every class a best-format winner may be stored under.
+    static let bestNamings: [Naming] = [.best(class: nil), .best(class: "none")]
+        + FormatNegotiation.defaultOrder.map { .best(class: $0.rawValue) }
 
     /// The characters NginxSite's regexes capture a signature with (base64url), and as many
     /// as a signature has (1 to 32 bytes): the served name is the signature itself.
@@ -125,5 +134,5 @@ public struct CachePath: Sendable, Hashable {
 
     /// The longest relative path either directory has: a signature of 43 characters with the
     /// longest suffix. The index keeps paths this long in its slots.
-    static let maximumLength = "/served/x/".utf8.count + 43 + ".auto.none.avif".utf8.count
+    static let maximumLength = "/served/x/".utf8.count + 43 + ".best.none.avif".utf8.count
 }

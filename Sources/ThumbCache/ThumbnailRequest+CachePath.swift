@@ -14,6 +14,9 @@ extension ThumbnailRequest {
     public var naming: CachePath.Naming {
         // nginx would send neither the download name nor stop serving at the expiry time.
         if options.needsDisposition || options.expiresAt != nil { return .thumbdOnly }
+        if options.bestFormat {
+            return .best(class: variesByAccept ? options.bestNegotiated?.rawValue ?? "none" : nil)
+        }
         if negotiated { return .negotiated }
         return variesByAccept ? .suffixed : .shared
     }

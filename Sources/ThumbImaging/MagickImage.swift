@@ -296,15 +296,14 @@ final class MagickImage {
         if format == .jxl { return try encodeJXL(quality: quality, effort: options.jxlEffort) }
         try forEachFrame { () throws(ThumbError) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
-            if format != .png && format != .gif {
-                MagickSetImageCompressionQuality(wand, quality)
-            }
-            if format == .jpeg {
-                MagickSetImageInterlaceScheme(wand, PlaneInterlace)
-            }
+            // PNG and GIF read the quality as compression settings: theirs stay ImageMagick's default (0).
+            MagickSetImageCompressionQuality(wand, format == .png || format == .gif ? 0 : quality)
+            // Progressive JPEG; nothing else interlaced, even after a JPEG encode of the same
+            // picture (the best format tries several).
+            MagickSetImageInterlaceScheme(wand, format == .jpeg ? PlaneInterlace : NoInterlace)
         }
+        MagickSetInterlaceScheme(wand, format == .jpeg ? PlaneInterlace : NoInterlace)
         if format == .jpeg {
-            MagickSetInterlaceScheme(wand, PlaneInterlace)
             // ImageMagick writes a grey image as one channel, which the first factor then labels.
             let luma = fullChroma || isGray ? 1.0 : 2.0
             MagickSetSamplingFactors(wand, 3, [luma, 1.0, 1.0])

@@ -27,6 +27,9 @@ public struct Renderer: Sendable {
         public var sourceFormats = SourceFormat.enabledByDefault
         /// What is written when neither the URL nor the client's Accept header names a format.
         public var preferredFormats = PreferredFormats.standard
+        /// imgproxy Pro's BEST_FORMAT_MAX_RESOLUTION, in pixels: a best-format result larger than
+        /// this is encoded in its first candidate only; 0: every candidate, whatever the size.
+        public var bestFormatMaxPixels = 5_000_000
 
         public init() {}
     }
@@ -103,14 +106,19 @@ public struct Renderer: Sendable {
         image.watch(deadline)
         var hint = configuration.shrinkOnLoad ? plan.flatMap { Self.shrinkOnLoadHint(plan: $0, source: upright) } : nil
         if header.transposed { hint = hint.map { ($0.height, $0.width) } }
+        let best = options.format == nil && options.bestFormat
+            ? BestFormatCandidates(negotiated: options.bestNegotiated, preferred: configuration.preferredFormats) : nil
         let animated = animatedSource
-            && (options.format?.supportsAnimation ?? configuration.preferredFormats.keepsAnimation(of: sourceFormat))
+            && (options.format?.supportsAnimation ?? best?.keepAnimation
+                ?? configuration.preferredFormats.keepsAnimation(of: sourceFormat))
         let window = sourceFormat == .webp && hint != nil ? plan.flatMap { Self.decoderWindow(plan: $0, source: upright, options: options) } : nil
         let cut = try Self.decode(source, format: sourceFormat, header: header, hint: hint, window: window, animated: animated, into: image)
         if cut { plan = plan?.afterDecoderCut() }
-        let format = options.format ?? configuration.preferredFormats.format(
-            for: sourceFormat, animated: animatedSource,
-            transparent: options.background == nil && (image.hasAlpha || !options.padding.isEmpty || options.extend != nil))
+        let transparent = options.background == nil && (image.hasAlpha || !options.padding.isEmpty || options.extend != nil)
+        let candidates = best?.fitting(animated: image.frameCount > 1, transparent: transparent,
+                                       commonTarget: options.autoQuality.applies(to: .jpeg, width: image.width, height: image.height))
+        let format = options.format ?? candidates?.first ?? configuration.preferredFormats.format(
+            for: sourceFormat, animated: animatedSource, transparent: transparent)
         try image.forEachFrame { () throws(ThumbError) in
             for step in Self.preparation {
                 try deadline.check()
@@ -127,8 +135,15 @@ public struct Renderer: Sendable {
                 try step.apply(to: image, in: context)
             }
         }
-        let (bytes, chosen) = try Self.encode(image, as: format, options: options, deadline: deadline)
-        return Rendered(bytes: bytes, format: format, width: image.width, height: image.height, autoQuality: chosen)
+        guard let candidates else {
+            let (bytes, chosen) = try Self.encode(image, as: format, options: options, deadline: deadline)
+            return Rendered(bytes: bytes, format: format, width: image.width, height: image.height, autoQuality: chosen)
+        }
+        let tried = image.width * image.height > configuration.bestFormatMaxPixels && configuration.bestFormatMaxPixels > 0
+            ? [format] : candidates
+        let smallest = try Self.encodeSmallest(image, candidates: tried, options: options, deadline: deadline)
+        return Rendered(bytes: smallest.bytes, format: smallest.format, width: image.width, height: image.height,
+                        autoQuality: smallest.autoQuality)
     }
 
     struct Header {
@@ -268,6 +283,23 @@ public struct Renderer: Sendable {
             bytes = try image.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)
         }
         return (bytes, chosen)
+    }
+
+    /// The best format: each candidate encoded as `encode` would (autoquality's target where it
+    /// is on, else the format's quality), the smallest kept; candidates after the first only while
+    /// the encodes spent stay under BestFormat.maxEncodes.
+    static func encodeSmallest(_ image: MagickImage, candidates: [ImageFormat], options: ProcessingOptions,
+                               deadline: RenderDeadline) throws(ThumbError)
+        -> (bytes: [UInt8], format: ImageFormat, autoQuality: ChosenQuality?) {
+        var smallest: (bytes: [UInt8], format: ImageFormat, autoQuality: ChosenQuality?)?
+        var encodes = 0
+        for format in candidates where smallest == nil || encodes < BestFormat.maxEncodes {
+            try deadline.check()
+            let (bytes, chosen) = try encode(image, as: format, options: options, deadline: deadline)
+            encodes += chosen?.encodes ?? 1
+            if smallest.map({ bytes.count < $0.bytes.count }) ?? true { smallest = (bytes, format, chosen) }
+        }
+        return smallest!
     }
 
     /// libjpeg can decode at 1/2, 1/4 or 1/8 scale while reading. That only pays when the

@@ -35,7 +35,11 @@ extension ProcessingOptions {
             subsampleBelow = try args.integer(0, in: 0...101, required: true) ?? subsampleBelow
         case .format:
             try args.expectCount(1...1)
-            format = try Self.format(args, 0) ?? format
+            if args.values[0].lowercased() == BestFormat.name {
+                (format, bestFormat) = (nil, true)
+            } else if let named = try Self.format(args, 0) {
+                (format, bestFormat) = (named, false)
+            }
         case .skipProcessing: try applySkipProcessing(args)
         // Handling
         case .raw: raw = try Self.bool(args) ?? raw

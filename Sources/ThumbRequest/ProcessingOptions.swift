@@ -81,8 +81,15 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// PNG_QUANTIZE and PNG_QUANTIZATION_COLORS). Settings, not in the key, as `webpEffort`.
     public var pngQuantize = false
     public var pngQuantizationColors = 256
-    /// nil means: the source's format (or the one the client accepts, when negotiation is on).
+    /// nil means: the source's format (or the one the client accepts, when negotiation is on),
+    /// or the best format where `bestFormat` says so.
     public var format: ImageFormat?
+    /// imgproxy Pro's `best` format (`f:best`, `@best`, BEST_FORMAT_BY_DEFAULT where the URL names
+    /// no format): every candidate encoded, the smallest kept. A format named turns it off.
+    public var bestFormat = false
+    /// With `bestFormat`, the format the client's Accept picked (its class in nginx's map), a
+    /// candidate beside the preferred formats; nil for a client that accepts none negotiated.
+    public var bestNegotiated: ImageFormat?
     /// Source formats passed through untouched.
     public var skipProcessing: Set<ImageFormat> = []
     /// imgproxy's `raw`: the source's own bytes, unprocessed, whatever the other options say.

@@ -122,7 +122,8 @@ public struct RequestPathParser: Sendable {
             }
         }
         let source = try SourceURL(segments: segments[sourceStart...], baseURL: baseURL)
-        if let format = source.format { processing.format = format }
+        if let format = source.format { (processing.format, processing.bestFormat) = (format, false) }
+        if source.bestFormat { (processing.format, processing.bestFormat) = (nil, true) }
         return ThumbnailRequest(sourceURL: source.url, options: processing, signature: signature)
     }
 }

@@ -8,10 +8,13 @@ public struct SourceURL: Sendable, Hashable {
     public let url: String
     /// The extension the URL asks for, if any.
     public let format: ImageFormat?
+    /// The extension is `best` (BestFormat).
+    public let bestFormat: Bool
 
-    public init(url: String, format: ImageFormat?) {
+    public init(url: String, format: ImageFormat?, bestFormat: Bool = false) {
         self.url = url
         self.format = format
+        self.bestFormat = bestFormat
     }
 
     /// Parses the path segments that follow the options.
@@ -29,9 +32,10 @@ public struct SourceURL: Sendable, Hashable {
         guard !raw.isEmpty else { throw .invalidURL("missing source URL") }
         url = try Self.absolute(raw, baseURL: baseURL)
         // An empty extension (`...@`, `....`) names no format, as in imgproxy.
-        if let ext, !ext.isEmpty {
+        bestFormat = ext?.lowercased() == BestFormat.name
+        if let ext, !ext.isEmpty, !bestFormat {
             guard let format = ImageFormat(extension: String(ext)) else {
-                throw .invalidURL("invalid extension \(String(ext).debugDescription): expected one of \(ImageFormat.extensionNames)")
+                throw .invalidURL("invalid extension \(String(ext).debugDescription): expected one of \(ImageFormat.extensionNames), \(BestFormat.name)")
             }
             self.format = format
         } else {

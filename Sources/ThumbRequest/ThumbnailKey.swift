@@ -47,7 +47,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "sm:\(Self.flag(o.stripMetadata)):\(Self.flag(o.stripMetadata && o.keepCopyright))",
             "scp:\(Self.flag(o.stripColorProfile))",
             // Output
-            "f:\(o.format?.rawValue ?? "source")",
+            "f:\(Self.format(o))",
             Self.quality(o),
             "mb:\(o.maxBytes)",
             "skp:\(Self.skipped(o.skipProcessing, formatInURL: formatInURL))",
@@ -142,7 +142,7 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     /// (the rule `subsample_below` or `AVIF_SUBSAMPLE` sets, in its normal form), WebP's sharp YUV,
     /// and AVIF's encoder. Without a format, for JPEG and WebP (an AVIF is then the source's own).
     private static func chroma(_ options: ProcessingOptions) -> String {
-        let formats = options.format.map { [$0] } ?? [.jpeg, .webp]
+        let formats = options.format.map { [$0] } ?? [.jpeg, .webp] + (options.bestNegotiated.map { [$0] } ?? [])
         var fields: [String] = []
         if formats.contains(.jpeg) {
             let whole = options.qualitySteps(for: .jpeg).filter { options.keepsFullChroma(.jpeg, atQuality: $0) }.count
@@ -154,6 +154,14 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             fields.append("libavif:444:\(whole)")
         }
         return fields.map { "|" + $0 }.joined()
+    }
+
+    /// The format named, else `best` and the client's class (the negotiated candidate), else the
+    /// source's.
+    private static func format(_ options: ProcessingOptions) -> String {
+        if let format = options.format { return format.rawValue }
+        guard options.bestFormat else { return "source" }
+        return BestFormat.name + (options.bestNegotiated.map { "+" + $0.rawValue } ?? "")
     }
 
     /// Processing is skipped only when the URL names the source's format or none: with a format

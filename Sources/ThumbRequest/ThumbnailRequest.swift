@@ -36,6 +36,12 @@ public struct ThumbnailRequest: Sendable, Hashable {
     public func negotiating(_ negotiation: FormatNegotiation, accept: String) -> ThumbnailRequest {
         guard !negotiated, !options.raw, negotiation.varies(formatInURL: formatInURL) else { return self }
         var options = options
+        if options.bestFormat {
+            // The client's class, as nginx's map tells it: a candidate beside the preferred formats.
+            options.bestNegotiated = negotiation.format(for: accept, formatInURL: nil)
+            return ThumbnailRequest(sourceURL: sourceURL, options: options, formatInURL: nil, signature: signature,
+                                    negotiated: false, variesByAccept: true)
+        }
         let format = negotiation.format(for: accept, formatInURL: formatInURL)
         options.format = format ?? formatInURL
         return ThumbnailRequest(sourceURL: sourceURL, options: options, formatInURL: formatInURL, signature: signature,

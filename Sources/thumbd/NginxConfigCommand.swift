@@ -78,6 +78,9 @@ extension NginxConfigCommand {
                 transform: NginxValue.negotiationOrder)
         var order: [ImageFormat]?
 
+        @Flag(help: "thumbd's BEST_FORMAT_BY_DEFAULT is on: URLs without a format look for the best format's file first.")
+        var bestByDefault = false
+
         @OptionGroup var output: NginxConfigOutput
 
         var site: NginxSite {
@@ -90,6 +93,7 @@ extension NginxConfigCommand {
             if let accessLog { site.accessLog = accessLog }
             site.extras = extras
             if let order { site.order = order }
+            site.bestByDefault = bestByDefault
             site.enforcedFormats = Set(enforced)
             if !negotiated.isEmpty { site.negotiatedFormats = Set(negotiated) }
             return site

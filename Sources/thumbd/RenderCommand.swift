@@ -24,10 +24,13 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Decode JPEGs at full size even when libjpeg could scale while decoding.")
     var noShrinkOnLoad = false
 
+    @Option(help: "The client's Accept header, for a format negotiated by the settings (AUTO_*) or the best format's class.")
+    var accept: String?
+
     @Argument(help: "The source image: JPEG, PNG, GIF, WebP, AVIF or BMP; HEIC and TIFF with --source-formats.")
     var input: String
 
-    @Argument(help: "Where to write the thumbnail; its extension names the format unless f: is given.")
+    @Argument(help: "Where to write the thumbnail; its extension names the format (or best) unless f: is given.")
     var output: String
 
     func run() throws {
@@ -44,12 +47,17 @@ struct RenderCommand: ParsableCommand {
                 try parser.apply(option, to: &processing)
             }
         }
-        if processing.format == nil {
-            let ext = URL(fileURLWithPath: output).pathExtension
+        let ext = URL(fileURLWithPath: output).pathExtension
+        if ext.lowercased() == BestFormat.name { (processing.format, processing.bestFormat) = (nil, true) }
+        if processing.format == nil && !processing.bestFormat {
             guard let format = ImageFormat(extension: ext) else {
-                throw ValidationError("OUT's extension \(ext.debugDescription) names no format; use one, or f:FORMAT")
+                throw ValidationError("OUT's extension \(ext.debugDescription) names no format; use one, best, or f:FORMAT")
             }
             processing.format = format
+        }
+        if let accept {
+            processing = ThumbnailRequest(sourceURL: input, options: processing)
+                .negotiating(configuration.negotiation, accept: accept).options
         }
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
         guard let sourceFormat = ContentSniffer.format(of: source) else {

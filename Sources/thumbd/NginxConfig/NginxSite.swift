@@ -24,11 +24,16 @@ struct NginxSite {
     var negotiatedFormats = Self.defaultNegotiated
     /// thumbd's FORMAT_NEGOTIATION_ORDER: the maps try the formats in it, as thumbd does.
     var order = FormatNegotiation.defaultOrder
+    /// thumbd's BEST_FORMAT_BY_DEFAULT: URLs without a format look for the best format's file first.
+    var bestByDefault = false
 
     /// thumbd's defaults in the demo and the package: AVIF and WebP.
     static let defaultNegotiated: Set<ImageFormat> = [.avif, .webp]
 
     private var enforced: [ImageFormat] { order.filter(enforcedFormats.contains) }
+    /// The classes of clients the best format tells apart: thumbd's choice for a URL without a
+    /// format, the negotiated and the enforced formats, in order.
+    private var bestClasses: [ImageFormat] { order.filter { negotiatedFormats.contains($0) || enforcedFormats.contains($0) } }
     private var negotiated: [ImageFormat] { order.filter(negotiatedFormats.contains) }
 
     /// The upstream several sockets make.
@@ -47,6 +52,7 @@ struct NginxSite {
         arguments += enforced.map { ["--enforce", $0.rawValue] }
         if negotiatedFormats != Self.defaultNegotiated { arguments += negotiated.map { ["--auto", $0.rawValue] } }
         if order != FormatNegotiation.defaultOrder { arguments.append(["--order", order.map(\.rawValue).joined(separator: ",")]) }
+        if bestByDefault { arguments.append(["--best-by-default"]) }
         return arguments
     }
 
@@ -147,13 +153,37 @@ struct NginxSite {
             .joined(separator: "\n")
     }
 
+    /// A map's lines for the classes of the best format, in thumbd's order.
+    private func bestMapLines(_ value: (ImageFormat) -> String) -> String {
+        bestClasses.map { "    ~image/\($0.rawValue) \(value($0));" }.joined(separator: "\n")
+    }
+
+    /// With classes, their names vary by Accept.
+    private var bestVary: String {
+        guard !bestClasses.isEmpty else { return "" }
+        return "\n    ~\\.best\\.(\(bestClasses.map(\.rawValue).joined(separator: "|"))|none)\\. Accept;"
+    }
+
+    /// Where the best format's winner may be, a few names a line: the class's own format first,
+    /// then every other.
+    private func bestProbes(_ name: String) -> [[String]] {
+        let others = [ImageFormat.png, .jpeg, .webp, .avif, .jxl, .gif].map { "\(name)$thumbd_best.\($0.fileExtension)" }
+        return [["\(name)$thumbd_best_first", others[0]], Array(others[1..<3]), Array(others[3..<5]), [others[5]]]
+    }
+
+    private func tryFiles(_ lines: [[String]]) -> String {
+        "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n                  ")
+    }
+
+    /// For URLs without a format: the best format's names first where it is the default, then the
+    /// negotiated name, the plain names, and the plain rendition's.
     private var tryFiles: String {
         let name = "/$thumbd_c/$thumbd_c$thumbd_s"
         let plain = CachePath.probeOrder.map { "\(name).\($0.fileExtension)" }
         let negotiated = [ImageFormat.jpeg, .png, .gif, .webp, .avif, .jxl].map { "\(name)$thumbd_plain.\($0.fileExtension)" }
         let lines = [["\(name)$thumbd_negotiated"], Array(plain[0..<3]), Array(plain[3...]), Array(negotiated[0..<2]),
                      Array(negotiated[2..<4]), Array(negotiated[4..<6]), ["@thumbd;"]]
-        return "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n                  ")
+        return tryFiles((bestByDefault ? bestProbes("/$thumbd_c/$thumbd_c$thumbd_s.best") : []) + lines)
     }
 
     private var accessLogLine: String { accessLog.directive() ?? "access_log off;" }
@@ -191,6 +221,7 @@ struct NginxSite {
         #   --auto          a format of thumbd's AUTO_AVIF / _JXL / _WEBP, once each; avif and webp when
         #                   not given
         #   --order         thumbd's FORMAT_NEGOTIATION_ORDER, when not avif,jxl,webp
+        #   --best-by-default  thumbd's BEST_FORMAT_BY_DEFAULT is on
         \#(upstream)
         # Format negotiation (THUMBD_AUTO_\#(negotiated.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_AUTO_"))): every rendition of a URL without a
         # format lives at {signature}\#(negotiatedNames) or, for clients that accept neither,
@@ -208,11 +239,31 @@ struct NginxSite {
             default     .auto.none;
         }
 
-        # After try_files, $uri names the file served: every .auto. rendition varies by Accept.
+        # After try_files, $uri names the file served: every .auto. rendition varies by Accept, and
+        # every best format's file stored for a class of clients.
         map $uri $thumbd_vary {
-            ~\.auto\. Accept;
+            ~\.auto\. Accept;\#(bestVary)
             default "";
         }\#(enforcedMaps)
+
+        # The best format (thumbd's f:best, @best): the class of the client, as thumbd tells it (the
+        # first format in its order that the client accepts), and the name to try first, in the
+        # class's own format.
+        map $http_accept $thumbd_best {
+        \#(bestMapLines { ".\($0.rawValue)" })
+            default     \#(bestClasses.isEmpty ? "\"\"" : ".none");
+        }
+
+        # The best format's names begin with the signature, taken from the URI where they are read.
+        map $uri $thumbd_best_name {
+            "~^/([A-Za-z0-9_-])([A-Za-z0-9_-]+)/" /$1/$1$2.best;
+            default /.unsigned;
+        }
+
+        map $http_accept $thumbd_best_first {
+        \#(bestMapLines { ".\($0.rawValue).\($0.fileExtension)" })
+            default     \#(bestClasses.isEmpty ? "" : ".none").jpg;
+        }
 
         # Hits never reach thumbd, so nginx tells it which files it served: $request_filename, the file's
         # path on disk (the cache root, then /served/{c}/{name}). Buffered, this costs one write per 64 KiB
@@ -275,6 +326,22 @@ struct NginxSite {
             # made for, the only file that name can hold, and never anything else. A miss (404) goes to
             # thumbd, which checks the signature.
         \#(namedFormatLocations)
+
+            # The best format (`plain/...@best`, `.../{base64}.best`): the smallest of the candidates for
+            # the client's class ($thumbd_best) is at {signature}.best{class}.{ext}, whichever format won;
+            # the first probe is the class's own format, which wins for most photos. After the
+            # named formats' regexes, which their hits then meet first (a regex before them cost each
+            # of their hits 1.8 % more instructions, bench/hit-cost); $thumbd_best_name takes the
+            # signature from the URI only here.
+            location ~ "[@.]best$" {
+                types {
+        \#(typesBlock)
+                }
+                default_type application/octet-stream;
+                \#(tryFiles(bestProbes("$thumbd_best_name") + [["@thumbd;"]]))
+                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
+                add_header Vary $thumbd_vary;\#(hitLocationLogs)
+            }
 
             # Every other signed URL: the format is negotiated ({signature}.auto.{ext}, by Accept), named by
             # the URI's extension, or the source's; the file's extension gives the Content-Type.

@@ -168,10 +168,10 @@ enum ImgproxySettings {
             "AUTOQUALITY_ML_INFERENCE_NUM_STREAMS",
             "AUTOQUALITY_ML_INFERENCE_NUM_THREADS", "AUTOQUALITY_ML_EXECUTION_MODE", "AUTOQUALITY_ML_CPU_PINNING",
         ]),
-        (.refused("the best format is not supported"), [
-            "BEST_FORMAT_COMPLEXITY_THRESHOLD", "BEST_FORMAT_MAX_RESOLUTION", "BEST_FORMAT_ALLOW_SKIPS",
-        ]),
-        (.sameAsThumbd("false", otherwise: "the best format is not supported"), ["BEST_FORMAT_BY_DEFAULT"]),
+        (.refused("the best format measures no complexity: every candidate is encoded at the quality asked and "
+            + "the smallest kept"), ["BEST_FORMAT_COMPLEXITY_THRESHOLD"]),
+        (.sameAsThumbd("false", otherwise: "the best format never skips processing: SKIP_PROCESSING_FORMATS and "
+            + "skp apply as for any format"), ["BEST_FORMAT_ALLOW_SKIPS"]),
         (.sameAsThumbd("false", otherwise: "thumbd's URLs carry dpr and width: a static file cannot vary by client "
             + "hints"), ["ENABLE_CLIENT_HINTS"]),
         (.sameAsThumbd("false", otherwise: "video sources are not supported"), ["ENABLE_VIDEO_THUMBNAILS"]),

@@ -30,7 +30,7 @@ public enum Setting: CaseIterable, Sendable {
     case fallbackImagePath, fallbackImageData, fallbackImageURL, fallbackImageHTTPCode, fallbackImageTTL
     // The output format's choice (where the URL names none, or the client's Accept overrides it).
     case preferredFormats, enforceWebp, enforceAvif, enforceJxl, enableWebpDetection, enableAvifDetection
-    case formatNegotiationOrder
+    case formatNegotiationOrder, bestFormatByDefault, bestFormatMaxResolution
     case prometheusBind, prometheusNamespace, metricsToken
 
     // swiftlint:disable:next function_body_length
@@ -557,6 +557,22 @@ public enum Setting: CaseIterable, Sendable {
                       + "but at thumbnail sizes AVIF takes fewer bytes at equal quality (bench/quality), so "
                       + "Safari, which accepts both, gets AVIF. nginx's site must be written with the same "
                       + "`--order`.")
+        case .bestFormatByDefault:
+            .init("BEST_FORMAT_BY_DEFAULT", imgproxy: true, reloads: true, .boolean,
+                  .field { "\($0.options.base.bestFormat)" },
+                  "The best format for URLs that name none, as if they said f:best; nginx's site needs --best-by-default.",
+                  details: "The best format for URLs that name no format, as if each said `f:best`: every "
+                      + "candidate the client accepts is encoded and the smallest kept. It wins over `AUTO_*`, whose "
+                      + "formats become candidates for the clients that accept them. nginx's site must be written "
+                      + "with `--best-by-default` so that it finds the stored files. See [the URL reference](urls.md).")
+        case .bestFormatMaxResolution:
+            .init("BEST_FORMAT_MAX_RESOLUTION", imgproxy: true, .decimal(0...1_000),
+                  .field { (Double($0.render.bestFormatMaxPixels) / 1_000_000).shortText },
+                  "Megapixels of the result above which the best format encodes its first candidate only; 0: no limit.",
+                  details: "Megapixels of the result above which the best format encodes only its first candidate "
+                      + "(the format the client's Accept picked, else the first preferred), where imgproxy picks "
+                      + "one that seems best; 0: every candidate, whatever the size. thumbd's default is 5, as "
+                      + "`AUTOQUALITY_MAX_RESOLUTION`'s: each candidate costs an encode of the whole result.")
         case .prometheusBind:
             .init("PROMETHEUS_BIND", imgproxy: true, .text, .described("off"),
                   "host:port of a listener answering GET /metrics, for a Prometheus nginx's site does not allow.",

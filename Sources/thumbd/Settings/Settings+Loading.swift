@@ -77,6 +77,7 @@ extension Settings {
         reader.read(.preferredFormats) { configuration.render.preferredFormats = try preferredFormats($0) }
         reader.decimal(.maxRenderSeconds) { configuration.render.maxRenderSeconds = $0 }
         reader.integer(.maxAnimationFrames) { configuration.render.maxAnimationFrames = $0 }
+        reader.decimal(.bestFormatMaxResolution) { configuration.render.bestFormatMaxPixels = Int($0 * 1_000_000) }
         reader.read(.sourceFormats) { configuration.render.sourceFormats = try sourceFormats($0) }
         reader.decimal(.maxSrcResolution) { megapixels in
             configuration.render.maxSourcePixels = Int(megapixels * 1_000_000)
@@ -210,6 +211,7 @@ extension Settings {
             base.avifSubsample = subsample
         }
         reader.bool(.pngQuantize) { base.pngQuantize = $0 }
+        reader.bool(.bestFormatByDefault) { base.bestFormat = $0 }
         reader.integer(.pngQuantizationColors) { base.pngQuantizationColors = $0 }
         readAutoQuality(&reader, into: &base.autoQuality)
         reader.bool(.onlyPresets) { onlyPresets = $0 }

@@ -33,7 +33,7 @@ struct ErrorTests {
         ("/insecure/bogus:1/plain/ORIGIN/photo.jpg", 404, "invalid URL: unknown option bogus"),
         ("/insecure/w:wide/plain/ORIGIN/photo.jpg", 404, "invalid URL: invalid w argument \"wide\": expected a whole number from 0 to 16384"),
         ("/insecure/rs:stretch:10:10/plain/ORIGIN/photo.jpg", 404, "invalid URL: invalid rs resizing type \"stretch\": expected one of fit, fill, fill-down, force, auto"),
-        ("/insecure/w:100/plain/ORIGIN/photo.jpg@tiff", 404, "invalid URL: invalid extension \"tiff\": expected one of jpg, png, webp, gif, avif, jxl"),
+        ("/insecure/w:100/plain/ORIGIN/photo.jpg@tiff", 404, "invalid URL: invalid extension \"tiff\": expected one of jpg, png, webp, gif, avif, jxl, best"),
         ("/insecure/w:100/plain/ORIGIN/page.html", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP image (text/html)"),
         ("/insecure/w:100/plain/ORIGIN/mvg.jpg", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP image (image/jpeg)"),
         ("/insecure/w:100/plain/ORIGIN/empty.jpg", 422, "cannot process source: source is not a JPEG, PNG, GIF, WebP, AVIF, HEIC, TIFF or BMP image (image/jpeg)"),
