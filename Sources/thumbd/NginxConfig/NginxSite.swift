@@ -74,28 +74,44 @@ struct NginxSite {
     /// What the locations that log hits log, in their place of the server's access log (nginx
     /// drops an inherited access_log in a location that declares its own): the operator's log
     /// again, then the hits.
-    private var hitLocationLogs: String {
+    private var hitLocationLogs: String { hitLocationLogs(indent: 8) }
+
+    private func hitLocationLogs(indent: Int) -> String {
         guard let hits = effectiveHitsLog.directive(format: "thumbd_hits", buffer: "buffer=64k flush=1s if=$thumbd_served")
         else { return "" }
-        return [accessLog.directive(), hits].compactMap { $0 }.map { "\n        " + $0 }.joined()
+        return [accessLog.directive(), hits].compactMap { $0 }.map { "\n" + String(repeating: " ", count: indent) + $0 }.joined()
     }
 
-    /// The locations for URLs that name their format, one per format.
+    /// The locations for URLs that name their format: one regex takes the signature, and fails
+    /// every other URL after one scan of its URI (a regex per format scanned it once each: six
+    /// times for every URL that names no format, bench/hit-cost); inside it a location per format,
+    /// each looking only at the URI's end, gives the file and its type.
     private var namedFormatLocations: String {
-        ImageFormat.allCases.map { format in
-            let suffix = format == .jpeg ? "jpe?g" : format.rawValue
-            guard enforced.isEmpty else { return enforcedLocation(format, suffix: suffix) }
-            return #"""
-                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@\#(suffix)$" {
-                    alias \#(cacheRoot)/served/$thumbd_c/$thumbd_c$thumbd_s.\#(format.fileExtension);
-                    types {}
-                    default_type \#(format.mimeType);
-                    add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";\#(hitLocationLogs)
-                    log_not_found off;
-                    error_page 404 = @thumbd;
+        let suffixes = ImageFormat.allCases.map { $0 == .jpeg ? "jpe?g" : $0.rawValue }
+        let perFormat = zip(ImageFormat.allCases, suffixes).map { format, suffix in
+            enforced.isEmpty ? namedFormatLocation(format, suffix: suffix) : enforcedLocation(format, suffix: suffix)
+        }.joined(separator: "\n\n")
+        let nested = perFormat.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
+        return #"""
+                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@(\#(suffixes.joined(separator: "|")))$" {
+            \#(nested)
                 }
             """#
-        }.joined(separator: "\n\n")
+    }
+
+    /// A URL that names its format: its file is {signature}.{ext}, with the format's type.
+    private func namedFormatLocation(_ format: ImageFormat, suffix: String) -> String {
+        #"""
+            location ~ "@\#(suffix)$" {
+                alias \#(cacheRoot)/served/$thumbd_c/$thumbd_c$thumbd_s.\#(format.fileExtension);
+                types {}
+                default_type \#(format.mimeType);
+                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";\#(hitLocationLogs(indent: 8))
+                log_not_found off;
+                error_page 404 = @thumbd;
+            }
+        """#
     }
 
     /// A URL that names its format while a format is enforced: the client's enforced format
@@ -104,14 +120,14 @@ struct NginxSite {
     private func enforcedLocation(_ format: ImageFormat, suffix: String) -> String {
         let name = "/$thumbd_c/$thumbd_c$thumbd_s"
         return #"""
-                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@\#(suffix)$" {
+                location ~ "@\#(suffix)$" {
                     types {
             \#(typesBlock)
                     }
                     try_files \#(name)$thumbd_enforced \#(name).\#(format.fileExtension)
                               \#(name)$thumbd_enforced_plain.\#(format.fileExtension) @thumbd;
                     add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
-                    add_header Vary Accept;\#(hitLocationLogs)
+                    add_header Vary Accept;\#(hitLocationLogs(indent: 8))
                 }
             """#
     }
