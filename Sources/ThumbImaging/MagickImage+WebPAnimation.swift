@@ -59,7 +59,7 @@ extension MagickImage {
 
     /// Encodes every frame (each a whole picture of the same size: coalesced) at `quality`,
     /// lossless at 100 as ImageMagick writes WebP, with its delay and the loop count; `effort` is
-    /// libwebp's method.
+    /// libwebp's method. The render's deadline is checked between frames.
     ///
     /// libwebp writes a lossy frame as its change from the previous source frame, leaving out
     /// pixels that changed by less than a tolerance that widens as the quality falls. Where a
@@ -94,6 +94,8 @@ extension MagickImage {
         let failed = { ThumbError.internalFailure("libwebp: \(String(cString: WebPAnimEncoderGetError(encoder)))") }
         var timestamp: Int32 = 0
         try forEachFrame { () throws(ThumbError) in
+            // libwebp's encoder reports no progress to ImageMagick's monitor.
+            try checkDeadline()
             let (width, height) = (self.width, self.height)
             var rgba = [UInt8](repeating: 0, count: width * height * 4)
             try check(MagickExportImagePixels(wand, 0, 0, width, height, "RGBA", CharPixel, &rgba),
@@ -132,6 +134,7 @@ extension MagickImage {
             var drifted = false
             try forEachFrame { () throws(ThumbError) in
                 guard !drifted else { return }
+                try checkDeadline()
                 var decoded: UnsafeMutablePointer<UInt8>?
                 var timestamp: Int32 = 0
                 guard WebPAnimDecoderGetNext(decoder, &decoded, &timestamp) != 0, let decoded else {

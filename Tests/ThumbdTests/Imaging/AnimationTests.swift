@@ -85,6 +85,20 @@ struct AnimationTests {
         #expect(errors.allSatisfy { $0 < 2 * errors[0] + 0.01 }, "\(errors)")
     }
 
+    @Test(arguments: [ImageFormat.webp, .avif])
+    func aDeadlinePastEndsAnAnimatedEncodeBetweenFrames(format: ImageFormat) throws {
+        // Given the animation's frames, watched by a render deadline already past
+        let image = MagickImage()
+        try image.read(Self.source)
+        let deadline = RenderDeadline(seconds: 0)
+        image.watch(deadline)
+
+        // Then its encode ends with the render's timeout, not a file
+        #expect(throws: deadline.error) {
+            try image.encode(as: format, quality: 80, fullChroma: true, options: ProcessingOptions())
+        }
+    }
+
     @Test(arguments: [0.5, 40])
     func aSharpenedAnimationKeepsEachFrameItsOwn(sigma: Double) throws {
         let frames = GoldenImages.frames(of: try Self.render(Self.source, format: .gif, maxFrames: 10, sharpen: sigma))
