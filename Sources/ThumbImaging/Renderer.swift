@@ -116,7 +116,7 @@ public struct Renderer: Sendable {
         if cut { plan = plan?.afterDecoderCut() }
         let transparent = options.background == nil && (image.hasAlpha || !options.padding.isEmpty || options.extend != nil)
         let candidates = best?.fitting(animated: image.frameCount > 1, transparent: transparent,
-                                       commonTarget: options.autoQuality.applies(to: .jpeg, width: image.width, height: image.height))
+                                       commonTarget: options.autoQuality.isOn(width: image.width, height: image.height))
         let format = options.format ?? candidates?.first ?? configuration.preferredFormats.format(
             for: sourceFormat, animated: animatedSource, transparent: transparent)
         try image.forEachFrame { () throws(ThumbError) in

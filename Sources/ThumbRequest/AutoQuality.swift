@@ -46,8 +46,12 @@ public struct AutoQuality: Sendable, Hashable {
 
     /// Whether a still of `width` x `height` in `format` has its quality searched.
     public func applies(to format: ImageFormat, width: Int, height: Int) -> Bool {
-        guard method != .none, Self.searches(format) else { return false }
-        return maxResolution <= 0 || Double(width * height) <= maxResolution * 1_000_000
+        Self.searches(format) && isOn(width: width, height: height)
+    }
+
+    /// Whether autoquality is on for a still of `width` x `height`, whatever its format.
+    public func isOn(width: Int, height: Int) -> Bool {
+        method != .none && (maxResolution <= 0 || Double(width * height) <= maxResolution * 1_000_000)
     }
 
     /// The formats whose quality is searched.

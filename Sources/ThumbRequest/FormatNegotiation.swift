@@ -27,6 +27,17 @@ public struct FormatNegotiation: Sendable, Hashable {
         self.order = order
     }
 
+    /// `avif,jxl,webp` in any order, each once (FORMAT_NEGOTIATION_ORDER, nginx-config's --order);
+    /// nil for anything else.
+    public static func order(parsing text: String) -> [ImageFormat]? {
+        let names = text.split(separator: ",").map { String($0.filter { !$0.isWhitespace }).lowercased() }
+        let formats = names.compactMap(ImageFormat.init(rawValue:))
+        guard formats.count == names.count, formats.count == defaultOrder.count, Set(formats) == Set(defaultOrder) else {
+            return nil
+        }
+        return formats
+    }
+
     /// Whether the answer to a URL that names `formatInURL` (nil: none) depends on Accept.
     public func varies(formatInURL: ImageFormat?) -> Bool {
         !offered(formatInURL: formatInURL).isEmpty

@@ -38,11 +38,10 @@ enum NginxValue {
 
     /// thumbd's FORMAT_NEGOTIATION_ORDER: `avif`, `jxl` and `webp`, comma-separated, each once.
     static func negotiationOrder(_ text: String) throws -> [ImageFormat] {
-        let formats = try text.split(separator: ",").map { try negotiable(String($0), "cannot be negotiated") }
-        guard formats.count == FormatNegotiation.defaultOrder.count, Set(formats) == Set(FormatNegotiation.defaultOrder) else {
+        guard let order = FormatNegotiation.order(parsing: text) else {
             throw ValidationError("'\(text)' is no order: avif, jxl and webp, comma-separated, each once")
         }
-        return formats
+        return order
     }
 
     private static func negotiable(_ text: String, _ refusal: String) throws -> ImageFormat {

@@ -274,14 +274,11 @@ extension Settings {
         return formats
     }
 
-    /// `avif,jxl,webp` in any order, each once.
     private static func negotiationOrder(_ text: String) throws -> [ImageFormat] {
-        let formats = list(text).compactMap { ImageFormat(rawValue: $0.lowercased()) }
-        guard formats.count == FormatNegotiation.defaultOrder.count,
-              Set(formats) == Set(FormatNegotiation.defaultOrder) else {
+        guard let order = FormatNegotiation.order(parsing: text) else {
             throw InvalidValue(expected: "expected avif, jxl and webp, comma-separated, each once")
         }
-        return formats
+        return order
     }
 
     /// `jpeg=80,webp=79,avif=63`, imgproxy's FORMAT_QUALITY.
