@@ -43,8 +43,12 @@ final class S3TestServer: @unchecked Sendable {
     }
 
     init(objects: [Object], enforcingAuthentication: Bool = true) throws {
-        directory = NSTemporaryDirectory() + "thumbd-moto-\(UUID().uuidString)"
+        let directory = NSTemporaryDirectory() + "thumbd-moto-\(UUID().uuidString)"
+        self.directory = directory
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // deinit removes it once the server is made; a start that fails removes it here.
+        var started = false
+        defer { if !started { try? FileManager.default.removeItem(atPath: directory) } }
         logPath = directory + "/moto.log"
         port = try FreePort.next()
         var environment = ProcessInfo.processInfo.environment
@@ -76,6 +80,7 @@ final class S3TestServer: @unchecked Sendable {
             throw StackError("moto-fill.py gave no temporary credentials: \(filled.output)")
         }
         temporary = (roleKey, roleSecret, token)
+        started = true
     }
 
     deinit {
