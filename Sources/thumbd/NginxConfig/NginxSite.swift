@@ -82,19 +82,20 @@ struct NginxSite {
         return [accessLog.directive(), hits].compactMap { $0 }.map { "\n" + String(repeating: " ", count: indent) + $0 }.joined()
     }
 
-    /// The locations for URLs that name their format: one regex takes the signature, and fails
-    /// every other URL after one scan of its URI (a regex per format scanned it once each: six
-    /// times for every URL that names no format, bench/hit-cost); inside it a location per format,
-    /// each looking only at the URI's end, gives the file and its type.
+    /// The locations for URLs that name their format or ask for the best: one regex takes the
+    /// signature, and fails every URL without an `@` at once; inside it a location per format,
+    /// each looking only at the URI's end, gives the file and its type. The best format's comes
+    /// first: every nested regex a URL fails costs its hit alike, and the best format's hit
+    /// already pays for a map and a second lookup.
     private var namedFormatLocations: String {
         let suffixes = ImageFormat.allCases.map { $0 == .jpeg ? "jpe?g" : $0.rawValue }
-        let perFormat = zip(ImageFormat.allCases, suffixes).map { format, suffix in
+        let perFormat = ([bestLocation(suffix: "@best")] + zip(ImageFormat.allCases, suffixes).map { format, suffix in
             enforced.isEmpty ? namedFormatLocation(format, suffix: suffix) : enforcedLocation(format, suffix: suffix)
-        }.joined(separator: "\n\n")
+        }).joined(separator: "\n\n")
         let nested = perFormat.split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n")
         return #"""
-                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@(\#(suffixes.joined(separator: "|")))$" {
+                location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/.*@(\#((suffixes + ["best"]).joined(separator: "|")))$" {
             \#(nested)
                 }
             """#
@@ -110,6 +111,27 @@ struct NginxSite {
                 add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";\#(hitLocationLogs(indent: 8))
                 log_not_found off;
                 error_page 404 = @thumbd;
+            }
+        """#
+    }
+
+    /// The best format's location, nested in the one that took the signature: `@best` beside the
+    /// named formats, `.best` (a base64 source's) in the location for every other URL; a `[@.]`
+    /// in the named formats' regex would keep it from skipping every URL without an `@`. The
+    /// first name tried is the class's own format; the file's extension gives the type, as no
+    /// directive takes it from a variable.
+    private func bestLocation(suffix: String) -> String {
+        #"""
+            # The best format: the smallest candidate for the client's class ($thumbd_best) is at
+            # {signature}.best{class}.{ext}, whichever format won; the first name tried is the
+            # class's own format, which wins for most photos.
+            location ~ "\#(suffix)$" {
+                types {
+        \#(typesBlock)
+                }
+                default_type application/octet-stream;
+                \#(tryFiles(bestProbes("/$thumbd_c/$thumbd_c$thumbd_s.best") + [["@thumbd;"]]))
+                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";\#(bestClasses.isEmpty ? "" : "\n        add_header Vary Accept;")\#(hitLocationLogs(indent: 8))
             }
         """#
     }
@@ -174,9 +196,10 @@ struct NginxSite {
         bestClasses.map { "    ~image/\($0.rawValue) \(value($0));" }.joined(separator: "\n")
     }
 
-    /// With classes, their names vary by Accept.
+    /// With classes, their names vary by Accept; the location for URLs without a format serves
+    /// them only where the best format is the default.
     private var bestVary: String {
-        guard !bestClasses.isEmpty else { return "" }
+        guard bestByDefault, !bestClasses.isEmpty else { return "" }
         return "\n    ~\\.best\\.(\(bestClasses.map(\.rawValue).joined(separator: "|"))|none)\\. Accept;"
     }
 
@@ -187,8 +210,8 @@ struct NginxSite {
         return [["\(name)$thumbd_best_first", others[0]], Array(others[1..<3]), Array(others[3..<5]), [others[5]]]
     }
 
-    private func tryFiles(_ lines: [[String]]) -> String {
-        "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n                  ")
+    private func tryFiles(_ lines: [[String]], indent: Int = 18) -> String {
+        "try_files " + lines.map { $0.joined(separator: " ") }.joined(separator: "\n" + String(repeating: " ", count: indent))
     }
 
     /// For URLs without a format: the best format's names first where it is the default, then the
@@ -270,12 +293,6 @@ struct NginxSite {
             default     \#(bestClasses.isEmpty ? "\"\"" : ".none");
         }
 
-        # The best format's names begin with the signature, taken from the URI where they are read.
-        map $uri $thumbd_best_name {
-            "~^/([A-Za-z0-9_-])([A-Za-z0-9_-]+)/" /$1/$1$2.best;
-            default /.unsigned;
-        }
-
         map $http_accept $thumbd_best_first {
         \#(bestMapLines { ".\($0.rawValue).\($0.fileExtension)" })
             default     \#(bestClasses.isEmpty ? "" : ".none").jpg;
@@ -343,22 +360,6 @@ struct NginxSite {
             # thumbd, which checks the signature.
         \#(namedFormatLocations)
 
-            # The best format (`plain/...@best`, `.../{base64}.best`): the smallest of the candidates for
-            # the client's class ($thumbd_best) is at {signature}.best{class}.{ext}, whichever format won;
-            # the first probe is the class's own format, which wins for most photos. After the
-            # named formats' regexes, which their hits then meet first (a regex before them cost each
-            # of their hits 1.8 % more instructions, bench/hit-cost); $thumbd_best_name takes the
-            # signature from the URI only here.
-            location ~ "[@.]best$" {
-                types {
-        \#(typesBlock)
-                }
-                default_type application/octet-stream;
-                \#(tryFiles(bestProbes("$thumbd_best_name") + [["@thumbd;"]]))
-                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
-                add_header Vary $thumbd_vary;\#(hitLocationLogs)
-            }
-
             # Every other signed URL: the format is negotiated ({signature}.auto.{ext}, by Accept), named by
             # the URI's extension, or the source's; the file's extension gives the Content-Type.
             location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/" {
@@ -369,6 +370,8 @@ struct NginxSite {
                 \#(tryFiles)
                 add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
                 add_header Vary $thumbd_vary;\#(hitLocationLogs)
+
+        \#(bestLocation(suffix: #"\.best"#).split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n"))
             }
 
             # Anything else is no thumbnail's URL: thumbd says why.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import ThumbRequest
 
 /// The best format through real nginx and thumbd: each class of client gets the smallest of the
 /// candidates it accepts, stored under its class, and nginx serves it afterwards with its type.
@@ -44,6 +45,32 @@ struct BestFormatServingTests {
             #expect(hit.status == 200 && hit.body == miss.body, "\(accept)")
             #expect(hit.headers["content-type"] == miss.headers["content-type"] && hit.headers["vary"] == "Accept")
         }
+    }
+
+    @Test func aBase64SourcesBestIsTheSameFileAndNginxServesIt() throws {
+        // Given the same thumbnail with a plain source @best and a base64 source .best
+        let origin = try TestOrigin()
+        origin.serve("/logo.png", .image(PalettePNGTests.logo))
+        let stack = try TestStack(environment: Self.negotiating)
+        defer { stack.shutdown() }
+        let url = origin.url("/logo.png")
+        let plain = "/insecure/rs:fit:300:200/plain/\(url)@best"
+        let encoded = "/insecure/rs:fit:300:200/\(Base64URL.encode(Array(url.utf8))).best"
+
+        // When Chrome asks for both
+        let first = try stack.get(plain, headers: ["Accept": Self.chrome])
+        let second = try stack.get(encoded, headers: ["Accept": Self.chrome])
+
+        // Then both are the one best file, which nginx serves alone afterwards for either spelling,
+        // with its type and Vary
+        #expect(first.status == 200 && second.body == first.body)
+        stack.stopThumbd()
+        for path in [plain, encoded] {
+            let hit = try stack.get(path, headers: ["Accept": Self.chrome])
+            #expect(hit.status == 200 && hit.body == first.body, "\(path)")
+            #expect(hit.headers["content-type"] == first.headers["content-type"] && hit.headers["vary"] == "Accept", "\(path)")
+        }
+        #expect(origin.requestCount("/logo.png") == 1)
     }
 
     @Test func byDefaultAURLWithoutAFormatIsBestAndNginxFindsIt() throws {
