@@ -13,12 +13,10 @@ public final class CacheUpkeep: Sendable {
     private let logger: Logger
     private let scanning = Mutex(false)
     private let failures = FailureStreak()
-    /// Signalled by a store that takes the cache past a bound: eviction then runs at once, not at
-    /// the next round, so what the cache passes its bound by is what is stored meanwhile.
-    private let overBound = DispatchSemaphore(value: 0)
-    /// Set by the first store past a bound since the last round, so a burst of them wakes the
-    /// upkeep thread once, not once each.
-    private let wakeRequested = Atomic(false)
+    /// Set by a store that takes the cache past a bound: eviction then runs at once, not at the
+    /// next round, so what the cache passes its bound by is what is stored meanwhile. The first
+    /// such store wakes the upkeep thread; a burst of them finds it awake.
+    private let overBound = Monitor(false)
 
     public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
         self.index = index
@@ -52,7 +50,7 @@ public final class CacheUpkeep: Sendable {
             switch evictor.overrun {
             case .within: break
             case .past:
-                if !wakeRequested.exchange(true, ordering: .acquiringAndReleasing) { overBound.signal() }
+                overBound.withLock(waking: .one) { $0 = true }
             // The upkeep thread has fallen behind (a machine busy with renders): the store that
             // finds the cache half its low-water margin past the bound evicts itself, after the
             // eviction under way if there is one, so stores cannot run ahead of eviction.
@@ -64,9 +62,12 @@ public final class CacheUpkeep: Sendable {
         // Not in the background as the scan and the hits are: eviction keeps the bound.
         NamedThread.start("thumbd-upkeep") { [self] in
             while true {
-                wakeRequested.store(false, ordering: .releasing)
+                overBound.withLock { $0 = false }
                 keepUp()
-                _ = overBound.wait(timeout: .now() + 0.2)
+                let nextRound = DispatchTime.now() + 0.2
+                overBound.wait { isOver in
+                    isOver || DispatchTime.now() >= nextRound ? .done(()) : .sleep(until: nextRound)
+                }
             }
         }
     }
