@@ -14,6 +14,7 @@ import ThumbRuntime
 ///
 /// A missing, foreign or damaged index is replaced by an empty one and `onRebuild` asks for a
 /// scan of the directory to fill it; meanwhile thumbd serves as usual.
+// Unchecked: it holds the mapped index (`IndexMapping`), and its own fields change only under `changes`.
 public final class CacheIndex: @unchecked Sendable {
     /// The cache root the paths are relative to.
     public let root: String
@@ -28,12 +29,12 @@ public final class CacheIndex: @unchecked Sendable {
     let startedAt: UInt64
 
     /// Serialises this process's changes; the file lock serialises the processes.
-    private let changes = NSLock()
+    /// It guards the fields below that change after `init`, as well as the file's changes.
+    private let changes = Mutex(())
     /// One of this process's threads evicts at a time: the file's eviction lock is an open file
     /// description's, which every thread of the process holds alike.
-    let evicting = NSLock()
-    private let currentLock = NSLock()
-    private var _current: IndexMapping
+    let evicting = Mutex(())
+    private let _current: Mutex<IndexMapping>
     var scanWanted: Bool
     /// False for `thumbd cache`: a damaged index is left for a serving thumbd, which scans.
     private let mayRebuild: Bool
@@ -66,15 +67,15 @@ public final class CacheIndex: @unchecked Sendable {
         wantedLayout = IndexLayout(maxEntries: maxEntries)
         mayRebuild = true
         if let existing = try IndexMapping.open(path), existing.layout.capacity >= wantedLayout.capacity {
-            _current = existing
+            _current = Mutex(existing)
             scanWanted = false
             slotsUnchecked = true
         } else {
-            _current = try IndexMapping.create(path, layout: wantedLayout)
+            _current = Mutex(try IndexMapping.create(path, layout: wantedLayout))
             scanWanted = true
             slotsUnchecked = false
         }
-        uses = try FrequencySketch(path: path + ".uses", capacity: _current.layout.capacity)
+        uses = try FrequencySketch(path: path + ".uses", capacity: _current.withLock { $0.layout.capacity })
         // What a process that died mid-change left is repaired on taking the lock; the rest of
         // the slots are checked after start, so thumbd serves at once whatever the index's size
         // (1,000,000 entries took 0.52 s to check).
@@ -101,7 +102,7 @@ public final class CacheIndex: @unchecked Sendable {
         clock = Clock.milliseconds
         startedAt = clock()
         wantedLayout = mapping.layout
-        _current = mapping
+        _current = Mutex(mapping)
         scanWanted = false
         slotsUnchecked = false
         mayRebuild = false
@@ -109,45 +110,35 @@ public final class CacheIndex: @unchecked Sendable {
     }
 
     var current: IndexMapping {
-        currentLock.lock()
-        defer { currentLock.unlock() }
-        return _current
+        _current.withLock { $0 }
     }
 
     /// True once, when the index was made anew and the directory must be scanned to fill it.
     /// Later rebuilds (another process damaged or replaced the file) call `onRebuild` instead.
     public func takeScanRequest() -> Bool {
-        changes.lock()
-        defer { changes.unlock() }
-        defer { scanWanted = false }
-        return scanWanted
+        changes.withLock { _ in
+            defer { scanWanted = false }
+            return scanWanted
+        }
     }
 
     /// Asks for another scan (one found the index full: eviction makes room first).
     func requestScan() {
-        changes.lock()
-        scanWanted = true
-        changes.unlock()
+        changes.withLock { _ in scanWanted = true }
     }
 
     /// Whether a scan was asked for and not yet taken.
     var scanRequested: Bool {
-        changes.lock()
-        defer { changes.unlock() }
-        return scanWanted
+        changes.withLock { _ in scanWanted }
     }
 
     public func onRebuild(_ handler: @escaping @Sendable () -> Void) {
-        changes.lock()
-        rebuildHandler = handler
-        changes.unlock()
+        changes.withLock { _ in rebuildHandler = handler }
     }
 
     /// Called after each file this process stores, outside the lock.
     public func onStored(_ handler: @escaping @Sendable () -> Void) {
-        changes.lock()
-        storedHandler = handler
-        changes.unlock()
+        changes.withLock { _ in storedHandler = handler }
     }
 
     // MARK: Hits
@@ -234,10 +225,7 @@ public final class CacheIndex: @unchecked Sendable {
             } catch {
                 // The lock could not be taken: the entry stays pending and is settled later.
             }
-            changes.lock()
-            let handler = storedHandler
-            changes.unlock()
-            handler?()
+            changes.withLock { _ in storedHandler }?()
         }
         try publish()
     }
@@ -402,8 +390,13 @@ public final class CacheIndex: @unchecked Sendable {
     /// another process put in place, rebuilds one that was damaged, and repairs what a holder
     /// that died half-way left.
     func withLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
-        changes.lock()
-        defer { changes.unlock() }
+        var outcome: Result<T, ThumbError>?
+        changes.withLock { _ in outcome = Result { () throws(ThumbError) in try withFileLock(body) } }
+        return try outcome!.get()
+    }
+
+    /// `withLock`'s work, once this process's lock is held.
+    private func withFileLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
         var mapping = current
         while true {
             try mapping.lock()
@@ -454,9 +447,7 @@ public final class CacheIndex: @unchecked Sendable {
     }
 
     private func setCurrent(_ mapping: IndexMapping) {
-        currentLock.lock()
-        _current = mapping
-        currentLock.unlock()
+        _current.withLock { $0 = mapping }
     }
 
     /// Maps the file another process put in place of ours (it rebuilt a damaged index), so

@@ -12,6 +12,7 @@ import ThumbRuntime
 /// empties the log once it has read it all. A hit appended between the last read and the
 /// truncation (microseconds apart) is lost, as are hits in a buffer nginx had not flushed when it
 /// was killed: last-use times are a hint, not a ledger.
+// Unchecked: its file descriptor and read buffers are the hits thread's alone, once `start` hands them over.
 public final class HitLog: @unchecked Sendable {
     public let path: String
     private let index: CacheIndex

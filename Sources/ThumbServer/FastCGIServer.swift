@@ -148,6 +148,7 @@ public final class FastCGIServer: Sendable {
 
     /// One accepted request until its answer is written or nginx has gone; then it is ended,
     /// once, by whichever thread is first.
+    // Unchecked: libfcgi's FCGX_Request is not Sendable; `ended` lets one thread only touch it.
     private final class Exchange: @unchecked Sendable {
         private let request: FastCGIRequest
         private let gate: ConnectionGate
