@@ -60,7 +60,7 @@ public final class CacheUpkeep: Sendable {
         startScan()
         hits.start()
         // Not in the background as the scan and the hits are: eviction keeps the bound.
-        NamedThread.start("thumbd-upkeep") { [self] in
+        OwnedThread.start(.upkeep) { [self] in
             while true {
                 overBound.withLock { $0 = false }
                 keepUp()
@@ -92,7 +92,7 @@ public final class CacheUpkeep: Sendable {
     /// it. Later requests (a rebuild, a scan cut short) are taken up by the upkeep round.
     private func startScan() {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
-        NamedThread.start("thumbd-scan") { [self] in
+        OwnedThread.start(.scan) { [self] in
             System.runInBackground()
             do throws(ThumbError) {
                 try index.checkSlotsAfterStart()

@@ -44,7 +44,7 @@ public final class HitLog: @unchecked Sendable {
 
     /// Reads the log on a thread of its own, every `interval` seconds, for the life of the process.
     public func start(interval: Double = 0.2) {
-        NamedThread.start("thumbd-hits") { [self] in
+        OwnedThread.start(.hits) { [self] in
             System.runInBackground()
             while true {
                 if !holdsLog() {

@@ -19,22 +19,21 @@ public final class BlockingPool: Sendable {
         var stopping = false
     }
 
-    public let name: String
+    public let role: OwnedThread.Role
     private let queueLimit: Int
     private let work = Monitor(Work())
-    /// The threads still running: apart from `work`, so that a wake-up for work never goes to
-    /// whoever waits for the pool to stop.
-    private let running: Monitor<Int>
+    private let threads: [OwnedThread]
 
-    public init(name: String, threads: Int, queueLimit: Int) {
-        self.name = name
+    public init(role: OwnedThread.Role, threads: Int, queueLimit: Int) {
+        self.role = role
         self.queueLimit = queueLimit
-        running = Monitor(threads)
-        for index in 0..<threads {
-            // ImageMagick's decoders recurse deeper than the default stack allows.
-            NamedThread.start("thumbd-\(name)-\(index)", stackSize: 8 << 20) { [self] in serve() }
+        self.threads = (0..<threads).map { [work] number in
+            OwnedThread.start(role, number: number) { Self.serve(work) }
         }
     }
+
+    /// What the pool is for (`fetch`, `render`), as health problems name it.
+    public var name: String { role.rawValue }
 
     /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full or
     /// the pool is shutting down.
@@ -91,19 +90,19 @@ public final class BlockingPool: Sendable {
 
     /// Blocks until every thread has ended (after `shutdown`).
     public func waitUntilStopped() {
-        running.wait { $0 == 0 ? .done(()) : .sleep() }
+        for thread in threads { thread.join() }
     }
 
-    private func serve() {
-        while let task = nextTask() {
+    /// A thread's life: tasks one after another until the pool stops.
+    private static func serve(_ work: Monitor<Work>) {
+        while let task = nextTask(work) {
             task()
             work.withLock { $0.finished += 1 }
         }
-        running.withLock(waking: .everyone) { $0 -= 1 }
     }
 
     /// The oldest task, waiting for one; nil once the pool is stopping and its queue is empty.
-    private func nextTask() -> (@Sendable () -> Void)? {
+    private static func nextTask(_ work: Monitor<Work>) -> (@Sendable () -> Void)? {
         var sleeping = false
         return work.wait { work in
             if sleeping { work.idle -= 1 }

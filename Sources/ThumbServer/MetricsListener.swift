@@ -36,7 +36,7 @@ public final class MetricsListener: Sendable {
 
     /// Answers on a thread of its own for as long as the process runs.
     public func start() {
-        NamedThread.start("thumbd-metrics") { [self] in
+        OwnedThread.start(.metrics) { [self] in
             let failures = FailureStreak()
             // Oldest first.
             var connections: [MetricsConnection] = []

@@ -30,7 +30,7 @@ final class MissDeadlines: Sendable {
 
     init(seconds: Double) {
         self.seconds = seconds
-        NamedThread.start("thumbd-deadlines") { [self] in expireForever() }
+        OwnedThread.start(.deadlines) { [self] in expireForever() }
     }
 
     /// Calls `expire` on the deadlines' thread once the deadline has passed. It runs whether or

@@ -45,8 +45,8 @@ public final class WarmRun: Sendable {
     public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(ThumbError) -> WarmTally {
         let askers = max(1, min(configuration.concurrency, paths.count))
         progress.withLock { $0.askers = askers }
-        for index in 0..<askers {
-            NamedThread.start("thumbd-warm-\(index)") { [self] in ask(onResult: onResult) }
+        for number in 0..<askers {
+            OwnedThread.start(.warm, number: number) { [self] in ask(onResult: onResult) }
         }
         let (tally, startFailure) = progress.wait { progress in
             progress.askers > 0 ? .sleep() : .done((progress.tally, progress.startFailure))
