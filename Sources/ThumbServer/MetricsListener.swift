@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +49,7 @@ public final class MetricsListener: Sendable {
                     connection.advance { answer(to: $0) }
                 }
                 guard entries[0].revents != 0 else { continue }
-                let raw = clinux_accept_cloexec(socket)
+                let raw = ClosingOnExec.accept(socket)
                 guard raw >= 0 else {
                     let code = errno
                     guard code != EINTR && code != ECONNABORTED && code != EAGAIN else { continue }
