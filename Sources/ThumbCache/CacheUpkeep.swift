@@ -8,7 +8,7 @@ import ThumbRuntime
 public final class CacheUpkeep: Sendable {
     public let index: CacheIndex
     private let scan: CacheScan
-    private let hits: HitLog
+    private let hitsPath: String
     private let evictor: Evictor
     private let logger: Logger
     private let scanning = Mutex(false)
@@ -35,7 +35,7 @@ public final class CacheUpkeep: Sendable {
             logger.warning("cannot make the hits log; hits are not counted until it exists",
                            metadata: ["log": "\(hitsPath)", "error": "\(problem)"])
         }
-        hits = HitLog(path: hitsPath, index: index, logger: logger)
+        self.hitsPath = hitsPath
         evictor = Evictor(index: index, settings: settings, logger: logger)
         try index.publishBounds(maxBytes: settings.maxBytes, maxEntries: settings.maxEntries,
                                 lowWaterPercent: settings.lowWaterPercent)
@@ -58,7 +58,7 @@ public final class CacheUpkeep: Sendable {
             }
         }
         startScan()
-        hits.start()
+        HitLog.startReading(hitsPath, into: index, logger: logger)
         // Not in the background as the scan and the hits are: eviction keeps the bound.
         OwnedThread.start(.upkeep) { [self] in
             while true {

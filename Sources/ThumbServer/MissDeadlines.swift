@@ -2,12 +2,12 @@ import Dispatch
 import ThumbRuntime
 
 /// The deadlines of misses waiting for their jobs, kept by one thread. Every miss waits the same
-/// time, so deadlines fall due in the order they were set: a queue and a thread that sleeps until
-/// the oldest replace a dispatch timer per miss. Those timers woke libdispatch's manager thread
-/// and reprogrammed its timerfd for each of a storm's 200 waiters.
+/// time, so deadlines fall due in the order they were set: a queue and one thread that sleeps
+/// until the oldest, rather than a dispatch timer per miss, which would wake libdispatch's manager
+/// thread and reprogram its timerfd for every waiter of a storm.
 ///
-/// The thread sleeps with dispatch time, holding no lock: `ContinuousClock` deadlines did not
-/// get through the queue in a release build, and the lock is the one every miss needs.
+/// The thread sleeps holding no lock (the queue's is the one every miss takes), until a
+/// `DispatchTime`: with `ContinuousClock` deadlines the queue stalled in release builds.
 final class MissDeadlines: Sendable {
     private struct Queue {
         /// Oldest first from `start`; what is before `start` has fallen due.
