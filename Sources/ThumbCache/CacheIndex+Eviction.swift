@@ -61,8 +61,17 @@ extension CacheIndex {
     /// another thread of this one is evicting; nil then. With `waiting`, after this process's
     /// eviction in progress ends.
     func whileEvicting<T>(waiting: Bool = false, _ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
-        if waiting { evicting.lock() } else if !evicting.try() { return nil }
-        defer { evicting.unlock() }
+        var outcome: Result<T?, ThumbError>?
+        if waiting {
+            evicting.withLock { _ in outcome = Result { () throws(ThumbError) in try whileEvictionLocked(body) } }
+        } else {
+            evicting.withLockIfAvailable { _ in outcome = Result { () throws(ThumbError) in try whileEvictionLocked(body) } }
+        }
+        return try outcome?.get()
+    }
+
+    /// `whileEvicting`'s work, once no other thread of this process evicts.
+    private func whileEvictionLocked<T>(_ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
         let mapping = current
         guard cshm_lock_byte(mapping.file.raw, 1, 0) == 0 else { return nil }
         defer { _ = cshm_unlock_byte(mapping.file.raw, 1) }

@@ -40,7 +40,7 @@ extension CacheIndex {
         } catch {
             // Fewer entries than slots, yet none free: slots were written over. Free them, and
             // have the directory scanned for the files they counted.
-            if !repairLocked(mapping, checkingEverySlot: true) { scanWanted = true }
+            if !repairLocked(mapping, checkingEverySlot: true) { requestScan() }
             slot = try freeSlotLocked(mapping)
         }
         let path = Array(record.path.utf8)
@@ -172,7 +172,7 @@ extension CacheIndex {
         let scanner = UInt32(truncatingIfNeeded: mapping.load(H.scanningPID) as UInt64)
         if scanner != 0, ownerIsGone(scanner, starting: starting, began: 0) {
             mapping.store(UInt64(0), at: H.scanningPID)
-            scanWanted = true
+            requestScan()
         }
         return intact
     }

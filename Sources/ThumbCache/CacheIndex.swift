@@ -14,7 +14,16 @@ import ThumbRuntime
 ///
 /// A missing, foreign or damaged index is replaced by an empty one and `onRebuild` asks for a
 /// scan of the directory to fill it; meanwhile thumbd serves as usual.
-public final class CacheIndex: @unchecked Sendable {
+public final class CacheIndex: Sendable {
+    /// What changes in this process's view of the index after `init`.
+    private struct State {
+        var scanWanted: Bool
+        /// Every slot is checked once after start, in the background (`checkSlotsAfterStart`).
+        var slotsUnchecked: Bool
+        var rebuildHandler: (@Sendable () -> Void)?
+        var storedHandler: (@Sendable () -> Void)?
+    }
+
     /// The cache root the paths are relative to.
     public let root: String
     public let path: String
@@ -28,19 +37,15 @@ public final class CacheIndex: @unchecked Sendable {
     let startedAt: UInt64
 
     /// Serialises this process's changes; the file lock serialises the processes.
-    private let changes = NSLock()
+    private let changes = Mutex(())
+    /// Taken briefly, inside `changes` or alone, and never around a call out.
+    private let state: Mutex<State>
     /// One of this process's threads evicts at a time: the file's eviction lock is an open file
     /// description's, which every thread of the process holds alike.
-    let evicting = NSLock()
-    private let currentLock = NSLock()
-    private var _current: IndexMapping
-    var scanWanted: Bool
+    let evicting = Mutex(())
+    private let _current: Mutex<IndexMapping>
     /// False for `thumbd cache`: a damaged index is left for a serving thumbd, which scans.
     private let mayRebuild: Bool
-    private var rebuildHandler: (@Sendable () -> Void)?
-    private var storedHandler: (@Sendable () -> Void)?
-    /// Every slot is checked once after start, in the background (`checkSlotsAfterStart`).
-    private var slotsUnchecked: Bool
     /// How often each key was asked for, stored or not, beside the index: eviction's admission.
     let uses: FrequencySketch
     /// What this process counted of the shared totals: each process exports its own share, so that
@@ -66,15 +71,13 @@ public final class CacheIndex: @unchecked Sendable {
         wantedLayout = IndexLayout(maxEntries: maxEntries)
         mayRebuild = true
         if let existing = try IndexMapping.open(path), existing.layout.capacity >= wantedLayout.capacity {
-            _current = existing
-            scanWanted = false
-            slotsUnchecked = true
+            _current = Mutex(existing)
+            state = Mutex(State(scanWanted: false, slotsUnchecked: true))
         } else {
-            _current = try IndexMapping.create(path, layout: wantedLayout)
-            scanWanted = true
-            slotsUnchecked = false
+            _current = Mutex(try IndexMapping.create(path, layout: wantedLayout))
+            state = Mutex(State(scanWanted: true, slotsUnchecked: false))
         }
-        uses = try FrequencySketch(path: path + ".uses", capacity: _current.layout.capacity)
+        uses = try FrequencySketch(path: path + ".uses", capacity: _current.withLock { $0.layout.capacity })
         // What a process that died mid-change left is repaired on taking the lock; the rest of
         // the slots are checked after start, so thumbd serves at once whatever the index's size
         // (1,000,000 entries took 0.52 s to check).
@@ -86,8 +89,7 @@ public final class CacheIndex: @unchecked Sendable {
     /// recounted. Run by the start-up scan's thread before it scans.
     public func checkSlotsAfterStart() throws(ThumbError) {
         try withLock { mapping throws(ThumbError) in
-            guard slotsUnchecked else { return }
-            slotsUnchecked = false
+            guard state.withLock({ state in defer { state.slotsUnchecked = false }; return state.slotsUnchecked }) else { return }
             if !repairLocked(mapping, checkingEverySlot: true, starting: true) { try rebuildLocked(replacing: mapping) }
         }
     }
@@ -101,53 +103,43 @@ public final class CacheIndex: @unchecked Sendable {
         clock = Clock.milliseconds
         startedAt = clock()
         wantedLayout = mapping.layout
-        _current = mapping
-        scanWanted = false
-        slotsUnchecked = false
+        _current = Mutex(mapping)
+        state = Mutex(State(scanWanted: false, slotsUnchecked: false))
         mayRebuild = false
         uses = try FrequencySketch(capacity: mapping.layout.capacity)
     }
 
     var current: IndexMapping {
-        currentLock.lock()
-        defer { currentLock.unlock() }
-        return _current
+        _current.withLock { $0 }
     }
 
     /// True once, when the index was made anew and the directory must be scanned to fill it.
     /// Later rebuilds (another process damaged or replaced the file) call `onRebuild` instead.
     public func takeScanRequest() -> Bool {
-        changes.lock()
-        defer { changes.unlock() }
-        defer { scanWanted = false }
-        return scanWanted
+        state.withLock { state in
+            defer { state.scanWanted = false }
+            return state.scanWanted
+        }
     }
 
-    /// Asks for another scan (one found the index full: eviction makes room first).
+    /// Asks for a scan, which the upkeep round takes up (one found the index full, say: eviction
+    /// makes room first).
     func requestScan() {
-        changes.lock()
-        scanWanted = true
-        changes.unlock()
+        state.withLock { $0.scanWanted = true }
     }
 
     /// Whether a scan was asked for and not yet taken.
     var scanRequested: Bool {
-        changes.lock()
-        defer { changes.unlock() }
-        return scanWanted
+        state.withLock { $0.scanWanted }
     }
 
     public func onRebuild(_ handler: @escaping @Sendable () -> Void) {
-        changes.lock()
-        rebuildHandler = handler
-        changes.unlock()
+        state.withLock { $0.rebuildHandler = handler }
     }
 
     /// Called after each file this process stores, outside the lock.
     public func onStored(_ handler: @escaping @Sendable () -> Void) {
-        changes.lock()
-        storedHandler = handler
-        changes.unlock()
+        state.withLock { $0.storedHandler = handler }
     }
 
     // MARK: Hits
@@ -234,10 +226,7 @@ public final class CacheIndex: @unchecked Sendable {
             } catch {
                 // The lock could not be taken: the entry stays pending and is settled later.
             }
-            changes.lock()
-            let handler = storedHandler
-            changes.unlock()
-            handler?()
+            state.withLock { $0.storedHandler }?()
         }
         try publish()
     }
@@ -402,8 +391,13 @@ public final class CacheIndex: @unchecked Sendable {
     /// another process put in place, rebuilds one that was damaged, and repairs what a holder
     /// that died half-way left.
     func withLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
-        changes.lock()
-        defer { changes.unlock() }
+        var outcome: Result<T, ThumbError>?
+        changes.withLock { _ in outcome = Result { () throws(ThumbError) in try withFileLock(body) } }
+        return try outcome!.get()
+    }
+
+    /// `withLock`'s work, once this process's lock is held.
+    private func withFileLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
         var mapping = current
         while true {
             try mapping.lock()
@@ -430,8 +424,7 @@ public final class CacheIndex: @unchecked Sendable {
             typealias H = IndexLayout.Header
             let interrupted = (mapping.load(H.busyPID) as UInt64) != 0
             if interrupted || !countsAreSaneLocked(mapping), !repairLocked(mapping, checkingEverySlot: !interrupted) {
-                scanWanted = true
-                rebuildHandler?()
+                askForRebuildScan()
             }
             mapping.store(UInt64(pid), at: H.busyPID)
             defer {
@@ -448,15 +441,20 @@ public final class CacheIndex: @unchecked Sendable {
         let layout = old.headerIsIntact ? old.layout : wantedLayout
         let fresh = try IndexMapping.create(path, layout: layout)
         setCurrent(fresh)
-        scanWanted = true
-        rebuildHandler?()
+        askForRebuildScan()
         return fresh
     }
 
+    /// A scan is wanted at once: the index was rebuilt, or repaired past what its slots tell.
+    private func askForRebuildScan() {
+        state.withLock { state in
+            state.scanWanted = true
+            return state.rebuildHandler
+        }?()
+    }
+
     private func setCurrent(_ mapping: IndexMapping) {
-        currentLock.lock()
-        _current = mapping
-        currentLock.unlock()
+        _current.withLock { $0 = mapping }
     }
 
     /// Maps the file another process put in place of ours (it rebuilt a damaged index), so
@@ -472,7 +470,7 @@ public final class CacheIndex: @unchecked Sendable {
         guard scanner != 0, scanner != pid, !Self.isAlive(scanner) else { return }
         try withLock { mapping in
             mapping.store(UInt64(0), at: IndexLayout.Header.scanningPID)
-            scanWanted = true
+            requestScan()
         }
     }
 

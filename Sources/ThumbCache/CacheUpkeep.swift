@@ -8,17 +8,15 @@ import ThumbRuntime
 public final class CacheUpkeep: Sendable {
     public let index: CacheIndex
     private let scan: CacheScan
-    private let hits: HitLog
+    private let hitsPath: String
     private let evictor: Evictor
     private let logger: Logger
     private let scanning = Mutex(false)
     private let failures = FailureStreak()
-    /// Signalled by a store that takes the cache past a bound: eviction then runs at once, not at
-    /// the next round, so what the cache passes its bound by is what is stored meanwhile.
-    private let overBound = DispatchSemaphore(value: 0)
-    /// Set by the first store past a bound since the last round, so a burst of them wakes the
-    /// upkeep thread once, not once each.
-    private let wakeRequested = Atomic(false)
+    /// Set by a store that takes the cache past a bound: eviction then runs at once, not at the
+    /// next round, so what the cache passes its bound by is what is stored meanwhile. The first
+    /// such store wakes the upkeep thread; a burst of them finds it awake.
+    private let overBound = Monitor(false)
 
     public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
         self.index = index
@@ -37,7 +35,7 @@ public final class CacheUpkeep: Sendable {
             logger.warning("cannot make the hits log; hits are not counted until it exists",
                            metadata: ["log": "\(hitsPath)", "error": "\(problem)"])
         }
-        hits = HitLog(path: hitsPath, index: index, logger: logger)
+        self.hitsPath = hitsPath
         evictor = Evictor(index: index, settings: settings, logger: logger)
         try index.publishBounds(maxBytes: settings.maxBytes, maxEntries: settings.maxEntries,
                                 lowWaterPercent: settings.lowWaterPercent)
@@ -52,7 +50,7 @@ public final class CacheUpkeep: Sendable {
             switch evictor.overrun {
             case .within: break
             case .past:
-                if !wakeRequested.exchange(true, ordering: .acquiringAndReleasing) { overBound.signal() }
+                overBound.withLock(waking: .one) { $0 = true }
             // The upkeep thread has fallen behind (a machine busy with renders): the store that
             // finds the cache half its low-water margin past the bound evicts itself, after the
             // eviction under way if there is one, so stores cannot run ahead of eviction.
@@ -60,13 +58,16 @@ public final class CacheUpkeep: Sendable {
             }
         }
         startScan()
-        hits.start()
+        HitLog.startReading(hitsPath, into: index, logger: logger)
         // Not in the background as the scan and the hits are: eviction keeps the bound.
-        NamedThread.start("thumbd-upkeep") { [self] in
+        OwnedThread.start(.upkeep) { [self] in
             while true {
-                wakeRequested.store(false, ordering: .releasing)
+                overBound.withLock { $0 = false }
                 keepUp()
-                _ = overBound.wait(timeout: .now() + 0.2)
+                let nextRound = DispatchTime.now() + 0.2
+                overBound.wait { isOver in
+                    isOver || DispatchTime.now() >= nextRound ? .done(()) : .sleep(until: nextRound)
+                }
             }
         }
     }
@@ -91,7 +92,7 @@ public final class CacheUpkeep: Sendable {
     /// it. Later requests (a rebuild, a scan cut short) are taken up by the upkeep round.
     private func startScan() {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
-        NamedThread.start("thumbd-scan") { [self] in
+        OwnedThread.start(.scan) { [self] in
             System.runInBackground()
             do throws(ThumbError) {
                 try index.checkSlotsAfterStart()

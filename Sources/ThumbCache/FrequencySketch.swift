@@ -9,6 +9,7 @@ import ThumbRuntime
 /// process maps. Counters are bytes written without a lock: a lost increment or a halving that
 /// races one only blurs a hint. Nothing in the file is a length or an offset, so whatever another
 /// process wrote there is read as a count and never trusted further.
+// Unchecked: its counters are mmap'd memory every process writes without a lock, on purpose.
 final class FrequencySketch: @unchecked Sendable {
     static let magic: UInt64 = 0x3153_4553_5548_5448
     static let headerSize = 64

@@ -12,7 +12,9 @@ import ThumbRuntime
 /// empties the log once it has read it all. A hit appended between the last read and the
 /// truncation (microseconds apart) is lost, as are hits in a buffer nginx had not flushed when it
 /// was killed: last-use times are a hint, not a ledger.
-public final class HitLog: @unchecked Sendable {
+///
+/// Not Sendable: a reader and its buffers belong to one thread, the hits thread once started.
+public final class HitLog {
     public let path: String
     private let index: CacheIndex
     private let logger: Logger
@@ -41,16 +43,18 @@ public final class HitLog: @unchecked Sendable {
         return nil
     }
 
-    /// Reads the log on a thread of its own, every `interval` seconds, for the life of the process.
-    public func start(interval: Double = 0.2) {
-        NamedThread.start("thumbd-hits") { [self] in
+    /// Reads the log at `path` on a thread of its own, every `interval` seconds, for the life of
+    /// the process.
+    public static func startReading(_ path: String, into index: CacheIndex, logger: Logger, interval: Double = 0.2) {
+        OwnedThread.start(.hits) {
             System.runInBackground()
+            let log = HitLog(path: path, index: index, logger: logger)
             while true {
-                if !holdsLog() {
+                if !log.holdsLog() {
                     Thread.sleep(forTimeInterval: 2)
                     continue
                 }
-                if drain() == 0 { Thread.sleep(forTimeInterval: interval) }
+                if log.drain() == 0 { Thread.sleep(forTimeInterval: interval) }
             }
         }
     }

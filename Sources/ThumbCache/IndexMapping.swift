@@ -7,6 +7,7 @@ import ThumbRuntime
 /// One mmap(MAP_SHARED) of the index file, and the file's lock. A mapping is never unmapped: a
 /// thread may still be reading it when another process replaces the file, and replacing (a
 /// rebuild) is rare, so keeping the old one costs nothing but address space.
+// Unchecked: the mapping is memory other processes write; every access goes through its checked loads and stores.
 final class IndexMapping: @unchecked Sendable {
     /// Open for the life of the process (a mapping is never unmapped): its lock is the index's.
     let file: FileDescriptor

@@ -28,7 +28,7 @@ public final class FallbackImageSource: Sendable {
     /// caller's thread, then on `thumbd-fallback` until it answers with an image.
     public func load(with fetcher: OriginFetcher, logger: Logger) {
         guard let url = settings.url, !attempt(url, fetcher: fetcher, logger: logger, pause: 1) else { return }
-        NamedThread.start("thumbd-fallback") { [self] in
+        OwnedThread.start(.fallback) { [self] in
             var pause = 1.0
             repeat {
                 Thread.sleep(forTimeInterval: pause)

@@ -9,27 +9,31 @@ import Foundation
 /// answers 503), it cannot give its threads the stack ImageMagick needs, and it would bring
 /// swift-nio into the build for one class. Queued work is not cancelled: nothing cancels the
 /// tasks that await the pool, since a job goes on when its clients leave, to fill the cache.
-public final class BlockingPool: @unchecked Sendable {
-    public let name: String
-    private let queueLimit: Int
-    private let condition = NSCondition()
-    private var queue = TaskQueue()
-    /// Threads waiting for work: a task handed to one still sits in `queue` until it wakes up,
-    /// and must not count against the limit meanwhile.
-    private var idle = 0
-    private var finished = 0
-    private var stopping = false
-    private var running: Int
+public final class BlockingPool: Sendable {
+    private struct Work: Sendable {
+        var queue = TaskQueue()
+        /// Threads waiting for work: a task handed to one still sits in `queue` until it wakes up,
+        /// and must not count against the limit meanwhile.
+        var idle = 0
+        var finished = 0
+        var stopping = false
+    }
 
-    public init(name: String, threads: Int, queueLimit: Int) {
-        self.name = name
+    public let role: OwnedThread.Role
+    private let queueLimit: Int
+    private let work = Monitor(Work())
+    private let threads: [OwnedThread]
+
+    public init(role: OwnedThread.Role, threads: Int, queueLimit: Int) {
+        self.role = role
         self.queueLimit = queueLimit
-        running = threads
-        for index in 0..<threads {
-            // ImageMagick's decoders recurse deeper than the default stack allows.
-            NamedThread.start("thumbd-\(name)-\(index)", stackSize: 8 << 20) { [self] in work() }
+        self.threads = (0..<threads).map { [work] number in
+            OwnedThread.start(role, number: number) { Self.serve(work) }
         }
     }
+
+    /// What the pool is for (`fetch`, `render`), as health problems name it.
+    public var name: String { role.rawValue }
 
     /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full or
     /// the pool is shutting down.
@@ -43,15 +47,14 @@ public final class BlockingPool: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Queues `work` for one of the pool's threads; false, and `work` dropped, when the queue is
+    /// Queues `task` for one of the pool's threads; false, and `task` dropped, when the queue is
     /// full or the pool is shutting down.
-    func submit(_ work: @escaping () -> Void) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopping, queue.count - idle < queueLimit else { return false }
-        queue.append(work)
-        condition.signal()
-        return true
+    func submit(_ task: @escaping @Sendable () -> Void) -> Bool {
+        work.withLock(waking: .one) { work in
+            guard !work.stopping, work.queue.count - work.idle < queueLimit else { return false }
+            work.queue.append(task)
+            return true
+        }
     }
 
     /// Runs throwing work on the pool; a full queue and the work's own failure arrive alike.
@@ -67,54 +70,47 @@ public final class BlockingPool: @unchecked Sendable {
 
     /// How many tasks wait for a thread.
     public var queued: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return max(0, queue.count - idle)
+        work.withLock { max(0, $0.queue.count - $0.idle) }
     }
 
     /// True when the next task would be refused.
     public var isFull: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping || queue.count - idle >= queueLimit
+        work.withLock { $0.stopping || $0.queue.count - $0.idle >= queueLimit }
     }
 
     /// How many tasks have run to their end.
     public var tasksFinished: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return finished
+        work.withLock { $0.finished }
     }
 
     /// Refuses new work from now on; what is queued still runs, then the threads end.
     public func shutdown() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        condition.unlock()
+        work.withLock(waking: .everyone) { $0.stopping = true }
     }
 
     /// Blocks until every thread has ended (after `shutdown`).
     public func waitUntilStopped() {
-        condition.lock()
-        while running > 0 { condition.wait() }
-        condition.unlock()
+        for thread in threads { thread.join() }
     }
 
-    private func work() {
-        condition.lock()
-        while true {
-            idle += 1
-            while queue.count == 0 && !stopping { condition.wait() }
-            idle -= 1
-            guard let next = queue.popFirst() else { break }
-            condition.unlock()
-            next()
-            condition.lock()
-            finished += 1
+    /// A thread's life: tasks one after another until the pool stops.
+    private static func serve(_ work: Monitor<Work>) {
+        while let task = nextTask(work) {
+            task()
+            work.withLock { $0.finished += 1 }
         }
-        running -= 1
-        condition.broadcast()
-        condition.unlock()
+    }
+
+    /// The oldest task, waiting for one; nil once the pool is stopping and its queue is empty.
+    private static func nextTask(_ work: Monitor<Work>) -> (@Sendable () -> Void)? {
+        var sleeping = false
+        return work.wait { work in
+            if sleeping { work.idle -= 1 }
+            if let task = work.queue.popFirst() { return .done(task) }
+            if work.stopping { return .done(nil) }
+            work.idle += 1
+            sleeping = true
+            return .sleep()
+        }
     }
 }

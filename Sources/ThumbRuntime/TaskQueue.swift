@@ -1,11 +1,11 @@
 /// First in, first out, each step O(1): a ring of slots that doubles when full (the array's
 /// removeFirst moved every queued task on each take).
-struct TaskQueue {
-    private var slots: [(() -> Void)?] = Array(repeating: nil, count: 16)
+struct TaskQueue: Sendable {
+    private var slots: [(@Sendable () -> Void)?] = Array(repeating: nil, count: 16)
     private var head = 0
     private(set) var count = 0
 
-    mutating func append(_ task: @escaping () -> Void) {
+    mutating func append(_ task: @escaping @Sendable () -> Void) {
         if count == slots.count {
             slots = (0..<count).map { slots[(head + $0) % slots.count] } + Array(repeating: nil, count: count)
             head = 0
@@ -14,7 +14,7 @@ struct TaskQueue {
         count += 1
     }
 
-    mutating func popFirst() -> (() -> Void)? {
+    mutating func popFirst() -> (@Sendable () -> Void)? {
         guard count > 0 else { return nil }
         defer {
             slots[head] = nil

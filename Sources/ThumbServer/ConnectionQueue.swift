@@ -1,31 +1,28 @@
-import Foundation
+import ThumbRuntime
 
 /// Connections whose request head has arrived whole, from the gate to the workers, first come
 /// first served. Once closed, workers take what is left and then stop.
-final class ConnectionQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var descriptors: [Int32] = []
-    private var closed = false
+final class ConnectionQueue: Sendable {
+    private struct Connections: Sendable {
+        var descriptors: [Int32] = []
+        var closed = false
+    }
+
+    private let connections = Monitor(Connections())
 
     func put(_ descriptor: Int32) {
-        condition.lock()
-        descriptors.append(descriptor)
-        condition.signal()
-        condition.unlock()
+        connections.withLock(waking: .one) { $0.descriptors.append(descriptor) }
     }
 
     /// The next connection, waiting for one; nil once the queue is closed and empty.
     func take() -> Int32? {
-        condition.lock()
-        defer { condition.unlock() }
-        while descriptors.isEmpty && !closed { condition.wait() }
-        return descriptors.isEmpty ? nil : descriptors.removeFirst()
+        connections.wait { connections in
+            if !connections.descriptors.isEmpty { return .done(connections.descriptors.removeFirst()) }
+            return connections.closed ? .done(nil) : .sleep()
+        }
     }
 
     func close() {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        condition.unlock()
+        connections.withLock(waking: .everyone) { $0.closed = true }
     }
 }

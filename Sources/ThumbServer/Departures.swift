@@ -23,7 +23,7 @@ final class Departures: Sendable {
 
     init() throws(ThumbError) {
         poll = try EventPoll(for: "watch connections")
-        NamedThread.start("thumbd-departures") { [self] in watchForever() }
+        OwnedThread.start(.departures) { [self] in watchForever() }
     }
 
     /// Calls `departed` once, on the watching thread, if the peer of `descriptor` closes its end

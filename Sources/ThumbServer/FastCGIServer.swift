@@ -43,7 +43,7 @@ public final class FastCGIServer: Sendable {
     private let departures: Departures
     private let logger: Logger
     /// Requests accepted and not yet answered.
-    private let outstanding = DispatchGroup()
+    private let outstanding = Monitor(0)
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
@@ -88,14 +88,8 @@ public final class FastCGIServer: Sendable {
     /// Runs the gate and the workers until `stop` is called and every request taken is answered.
     /// Throws when accepting failed for good (the socket is gone): thumbd cannot serve.
     public func run() throws(ThumbError) {
-        let finished = DispatchGroup()
-        for index in 0..<settings.workers {
-            finished.enter()
-            // ImageMagick's decoders recurse deeper than the default stack allows.
-            NamedThread.start("thumbd-worker-\(index)", stackSize: 8 << 20) { [self] in
-                serve()
-                finished.leave()
-            }
+        let workers = (0..<settings.workers).map { number in
+            OwnedThread.start(.worker, number: number) { [self] in serve() }
         }
         logger.info("listening", metadata: [
             "address": activated ? "the socket systemd passed" : "\(settings.address)", "workers": "\(settings.workers)",
@@ -104,9 +98,9 @@ public final class FastCGIServer: Sendable {
         let failure = gate.run()
         // Connections whose head had arrived are answered; then the workers end.
         ready.close()
-        finished.wait()
+        for worker in workers { worker.join() }
         // Misses accepted before the stop are answered (by their job or their deadline) first.
-        outstanding.wait()
+        outstanding.wait { $0 == 0 ? .done(()) : .sleep() }
         if case .unix(let path) = settings.address, !activated {
             unlink(path)
         }
@@ -136,7 +130,7 @@ public final class FastCGIServer: Sendable {
                 requestID: request.param("REQUEST_ID") ?? "",
                 authorization: request.param("HTTP_AUTHORIZATION") ?? ""
             )
-            outstanding.enter()
+            outstanding.withLock { $0 += 1 }
             let exchange = Exchange(request, gate: gate, outstanding: outstanding)
             let watch = departures.watch(descriptor) { exchange.end(answer: nil) }
             handler.respond(to: incoming) { [departures] response in
@@ -148,13 +142,14 @@ public final class FastCGIServer: Sendable {
 
     /// One accepted request until its answer is written or nginx has gone; then it is ended,
     /// once, by whichever thread is first.
+    // Unchecked: libfcgi's FCGX_Request is not Sendable; `ended` lets one thread only touch it.
     private final class Exchange: @unchecked Sendable {
         private let request: FastCGIRequest
         private let gate: ConnectionGate
-        private let outstanding: DispatchGroup
+        private let outstanding: Monitor<Int>
         private let ended = Atomic(false)
 
-        init(_ request: FastCGIRequest, gate: ConnectionGate, outstanding: DispatchGroup) {
+        init(_ request: FastCGIRequest, gate: ConnectionGate, outstanding: Monitor<Int>) {
             self.request = request
             self.gate = gate
             self.outstanding = outstanding
@@ -169,7 +164,7 @@ public final class FastCGIServer: Sendable {
                 request.abandon()
             }
             gate.closed()
-            outstanding.leave()
+            outstanding.withLock(waking: .everyone) { $0 -= 1 }
         }
     }
 }

@@ -1,4 +1,3 @@
-import CLinux
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +35,7 @@ public final class MetricsListener: Sendable {
 
     /// Answers on a thread of its own for as long as the process runs.
     public func start() {
-        NamedThread.start("thumbd-metrics") { [self] in
+        OwnedThread.start(.metrics) { [self] in
             let failures = FailureStreak()
             // Oldest first.
             var connections: [MetricsConnection] = []
@@ -50,7 +49,7 @@ public final class MetricsListener: Sendable {
                     connection.advance { answer(to: $0) }
                 }
                 guard entries[0].revents != 0 else { continue }
-                let raw = clinux_accept_cloexec(socket)
+                let raw = ClosingOnExec.accept(socket)
                 guard raw >= 0 else {
                     let code = errno
                     guard code != EINTR && code != ECONNABORTED && code != EAGAIN else { continue }

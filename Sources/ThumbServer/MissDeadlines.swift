@@ -1,16 +1,13 @@
 import Dispatch
-import Synchronization
 import ThumbRuntime
 
 /// The deadlines of misses waiting for their jobs, kept by one thread. Every miss waits the same
-/// time, so deadlines fall due in the order they were set: a queue and a thread that sleeps until
-/// the oldest replace a dispatch timer per miss. Those timers woke libdispatch's manager thread
-/// and reprogrammed its timerfd for each of a storm's 200 waiters.
+/// time, so deadlines fall due in the order they were set: a queue and one thread that sleeps
+/// until the oldest, rather than a dispatch timer per miss, which would wake libdispatch's manager
+/// thread and reprogram its timerfd for every waiter of a storm.
 ///
-/// The thread waits on a semaphore with dispatch time, holding no lock. The NSCondition with
-/// `ContinuousClock` deadlines it replaces never got through its queue in a release build
-/// (2,000 deadlines of 50 ms: unfinished after 600 s at -O, done at -Onone; why, not found),
-/// and its thread held the lock every miss needs.
+/// The thread sleeps holding no lock (the queue's is the one every miss takes), until a
+/// `DispatchTime`: with `ContinuousClock` deadlines the queue stalled in release builds.
 final class MissDeadlines: Sendable {
     private struct Queue {
         /// Oldest first from `start`; what is before `start` has fallen due.
@@ -28,20 +25,12 @@ final class MissDeadlines: Sendable {
         }
     }
 
-    private enum Next {
-        case sleep
-        case wait(until: DispatchTime)
-        case expire(@Sendable () -> Void)
-    }
-
     private let seconds: Double
-    private let queue = Mutex(Queue())
-    /// Signalled when the queue stops being empty.
-    private let added = DispatchSemaphore(value: 0)
+    private let queue = Monitor(Queue())
 
     init(seconds: Double) {
         self.seconds = seconds
-        NamedThread.start("thumbd-deadlines") { [self] in expireForever() }
+        OwnedThread.start(.deadlines) { [self] in expireForever() }
     }
 
     /// Calls `expire` on the deadlines' thread once the deadline has passed. It runs whether or
@@ -52,24 +41,20 @@ final class MissDeadlines: Sendable {
             defer { queue.entries.append((due, expire)) }
             return queue.isEmpty
         }
-        // Any other entry falls due first, and the thread waits for that one.
-        if wasEmpty { added.signal() }
+        // Any other entry falls due first, and the thread sleeps until that one.
+        if wasEmpty { queue.wake(.one) }
     }
 
     private func expireForever() {
         while true {
-            let next = queue.withLock { queue -> Next in
-                guard !queue.isEmpty else { return .sleep }
+            let expire = queue.wait { queue -> Monitor<Queue>.Step<@Sendable () -> Void> in
+                guard !queue.isEmpty else { return .sleep() }
                 let oldest = queue.entries[queue.start]
-                guard oldest.due <= DispatchTime.now() else { return .wait(until: oldest.due) }
+                guard oldest.due <= DispatchTime.now() else { return .sleep(until: oldest.due) }
                 queue.removeFirst()
-                return .expire(oldest.expire)
+                return .done(oldest.expire)
             }
-            switch next {
-            case .sleep: added.wait()
-            case .wait(let due): _ = added.wait(timeout: due)
-            case .expire(let expire): expire()
-            }
+            expire()
         }
     }
 }

@@ -24,7 +24,7 @@ public final class Readiness: Sendable {
     /// `interval` seconds on the thread `thumbd-ready`, for as long as the process runs.
     public func start() {
         check()
-        NamedThread.start("thumbd-ready") { [self] in
+        OwnedThread.start(.ready) { [self] in
             while true {
                 Thread.sleep(forTimeInterval: interval)
                 check()

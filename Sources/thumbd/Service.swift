@@ -71,7 +71,7 @@ struct Service {
         let sources = SourceStage(
             fetcher: fetcher,
             localReader: configuration.localFileReader,
-            pool: BlockingPool(name: "fetch", threads: limits.fetches, queueLimit: limits.queueSize),
+            pool: BlockingPool(role: .fetch, threads: limits.fetches, queueLimit: limits.queueSize),
             hosts: HostLimiter(limit: limits.fetchesPerHost, queueLimit: limits.queueSize),
             recent: RecentSources(byteLimit: limits.sourceMemoryBytes, lifetime: .seconds(limits.sourceMemorySeconds),
                                   purges: { [index = cache.index] in index.purgeGeneration }),
@@ -83,7 +83,7 @@ struct Service {
         let pipeline = ThumbnailPipeline(
             sources: sources,
             renderer: Renderer(configuration: configuration.render),
-            renderPool: BlockingPool(name: "render", threads: limits.renders, queueLimit: limits.queueSize),
+            renderPool: BlockingPool(role: .render, threads: limits.renders, queueLimit: limits.queueSize),
             store: CacheStore(index: cache.index),
             metrics: metrics,
             logger: logger,
@@ -222,7 +222,7 @@ struct Service {
     /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
     /// for Swift's cooperative pool.
     private static func returnFreedMemoryWhenIdle(renderPool: BlockingPool) {
-        NamedThread.start("thumbd-trim") {
+        OwnedThread.start(.trim) {
             System.runInBackground()
             var renders = renderPool.tasksFinished
             var idleTicks = Int.max

@@ -30,7 +30,7 @@ enum Signals {
     /// Calls each signal's handler when it arrives, on the signals' thread, for the rest of the
     /// process. The signals must be among those `startWithDefaults` blocked.
     static func take(_ handlers: [Int32: @Sendable () -> Void]) {
-        NamedThread.start("thumbd-signals") {
+        OwnedThread.start(.signals) {
             var waited = set(of: Array(handlers.keys))
             while true {
                 var number: Int32 = 0

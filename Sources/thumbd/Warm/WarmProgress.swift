@@ -1,24 +1,30 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What `thumbd warm` shows on standard error while it works: on a terminal, a bar redrawn in
 /// place, with failures listed above it; otherwise a line per thumbnail, for logs and pipes.
-public final class WarmProgress: @unchecked Sendable {
+public final class WarmProgress: Sendable {
     public enum Style: Sendable, Equatable {
         case bar(columns: Int)
         case lines
     }
 
+    /// What the bar shows, and when it was last drawn.
+    private struct Shown {
+        var tally: WarmTally
+        var lastDrawn: UInt64 = 0
+    }
+
     private let style: Style
-    private let lock = NSLock()
-    private var tally: WarmTally
-    private var lastDrawn: UInt64 = 0
+    /// Held while writing too, so that lines and redraws never interleave.
+    private let shown: Mutex<Shown>
 
     public init(style: Style, total: Int) {
         self.style = style
-        tally = WarmTally(total: total)
+        shown = Mutex(Shown(tally: WarmTally(total: total)))
     }
 
     /// A bar as wide as the terminal when standard error is one, else lines.
@@ -31,28 +37,28 @@ public final class WarmProgress: @unchecked Sendable {
 
     /// An empty bar at once, so a terminal shows something before the first answer.
     public func start() {
-        lock.withLock {
+        shown.withLock { shown in
             guard case .bar(let columns) = style else { return }
-            drawBar(columns: columns)
+            Self.drawBar(&shown, columns: columns)
         }
     }
 
     public func record(_ path: String, _ result: WarmResult, _ tally: WarmTally) {
-        lock.withLock {
-            self.tally = tally
+        shown.withLock { shown in
+            shown.tally = tally
             switch style {
             case .lines:
-                write(Self.line(path, result) + "\n")
+                Self.write(Self.line(path, result) + "\n")
             case .bar(let columns):
                 let isFailure = switch result {
                 case .failed, .fallback, .unreachable: true
                 case .made, .alreadyCached, .abandoned: false
                 }
                 if isFailure {
-                    write(Self.clearLine + Self.line(path, result) + "\n")
-                    drawBar(columns: columns)
-                } else if DispatchTime.now().uptimeNanoseconds - lastDrawn > 100_000_000 || tally.done == tally.total {
-                    drawBar(columns: columns)
+                    Self.write(Self.clearLine + Self.line(path, result) + "\n")
+                    Self.drawBar(&shown, columns: columns)
+                } else if DispatchTime.now().uptimeNanoseconds - shown.lastDrawn > 100_000_000 || tally.done == tally.total {
+                    Self.drawBar(&shown, columns: columns)
                 }
             }
         }
@@ -60,23 +66,23 @@ public final class WarmProgress: @unchecked Sendable {
 
     /// A line of its own, above the bar on a terminal.
     public func note(_ message: String) {
-        lock.withLock {
+        shown.withLock { shown in
             switch style {
             case .lines:
-                write(message + "\n")
+                Self.write(message + "\n")
             case .bar(let columns):
-                write(Self.clearLine + message + "\n")
-                drawBar(columns: columns)
+                Self.write(Self.clearLine + message + "\n")
+                Self.drawBar(&shown, columns: columns)
             }
         }
     }
 
     /// Leaves the bar's last state on its line, so what follows starts on the next.
     public func finish() {
-        lock.withLock {
+        shown.withLock { shown in
             guard case .bar(let columns) = style else { return }
-            drawBar(columns: columns)
-            write("\n")
+            Self.drawBar(&shown, columns: columns)
+            Self.write("\n")
         }
     }
 
@@ -105,12 +111,12 @@ public final class WarmProgress: @unchecked Sendable {
     /// Carriage return, then erase to the end of the line (ANSI).
     private static let clearLine = "\r\u{1B}[K"
 
-    private func drawBar(columns: Int) {
-        write(Self.clearLine + Self.bar(tally, columns: columns))
-        lastDrawn = DispatchTime.now().uptimeNanoseconds
+    private static func drawBar(_ shown: inout Shown, columns: Int) {
+        write(clearLine + bar(shown.tally, columns: columns))
+        shown.lastDrawn = DispatchTime.now().uptimeNanoseconds
     }
 
-    private func write(_ text: String) {
+    private static func write(_ text: String) {
         StandardError.write(text)
     }
 }

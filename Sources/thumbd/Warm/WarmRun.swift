@@ -4,7 +4,7 @@ import ThumbRuntime
 /// Asks nginx for every path, `concurrency` at a time, each asker on a thread of its own with
 /// its own kept-alive connection, in the order given. `stop()` starts no more requests;
 /// `abandon()` also gives up on those in flight.
-public final class WarmRun: @unchecked Sendable {
+public final class WarmRun: Sendable {
     public struct Configuration: Sendable {
         /// Where nginx listens, e.g. `http://127.0.0.1:8080`.
         public var server: String
@@ -19,21 +19,24 @@ public final class WarmRun: @unchecked Sendable {
         }
     }
 
+    private struct Progress: Sendable {
+        var next = 0
+        var askers = 0
+        var asking = 0
+        var stopped = false
+        var abandoning = false
+        var startFailure: ThumbError?
+        var tally: WarmTally
+    }
+
     private let paths: [String]
     private let configuration: Configuration
-    private let condition = NSCondition()
-    private var next = 0
-    private var askers = 0
-    private var asking = 0
-    private var stopped = false
-    private var abandoning = false
-    private var startFailure: ThumbError?
-    private var tally: WarmTally
+    private let progress: Monitor<Progress>
 
     public init(paths: [String], configuration: Configuration) {
         self.paths = paths
         self.configuration = configuration
-        tally = WarmTally(total: paths.count)
+        progress = Monitor(Progress(tally: WarmTally(total: paths.count)))
     }
 
     /// Asks for every path (or until stopped) and returns the tally. `onResult` is called for each
@@ -41,13 +44,12 @@ public final class WarmRun: @unchecked Sendable {
     /// Throws when libcurl cannot even make a handle.
     public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(ThumbError) -> WarmTally {
         let askers = max(1, min(configuration.concurrency, paths.count))
-        condition.withLock { self.askers = askers }
-        for index in 0..<askers {
-            NamedThread.start("thumbd-warm-\(index)") { [self] in ask(onResult: onResult) }
+        progress.withLock { $0.askers = askers }
+        for number in 0..<askers {
+            OwnedThread.start(.warm, number: number) { [self] in ask(onResult: onResult) }
         }
-        let (tally, startFailure) = condition.withLock {
-            while self.askers > 0 { condition.wait() }
-            return (self.tally, self.startFailure)
+        let (tally, startFailure) = progress.wait { progress in
+            progress.askers > 0 ? .sleep() : .done((progress.tally, progress.startFailure))
         }
         if let startFailure { throw startFailure }
         return tally
@@ -55,57 +57,54 @@ public final class WarmRun: @unchecked Sendable {
 
     /// Starts no more requests; those in flight finish.
     public func stop() {
-        condition.withLock { stopped = true }
+        progress.withLock { $0.stopped = true }
     }
 
     /// Starts no more requests and gives up on those in flight (within about a second: libcurl
     /// asks between its waits).
     public func abandon() {
-        condition.withLock {
-            stopped = true
-            abandoning = true
+        progress.withLock {
+            $0.stopped = true
+            $0.abandoning = true
         }
     }
 
     /// Requests under way.
     public var inFlight: Int {
-        condition.withLock { asking }
+        progress.withLock { $0.asking }
     }
 
     private func ask(onResult: @Sendable (String, WarmResult, WarmTally) -> Void) {
         defer {
-            condition.withLock {
-                askers -= 1
-                condition.broadcast()
-            }
+            progress.withLock(waking: .everyone) { $0.askers -= 1 }
         }
         let client: WarmClient
         do throws(ThumbError) {
             client = try WarmClient(server: configuration.server, timeoutSeconds: configuration.timeoutSeconds,
-                                    accept: configuration.accept, shouldAbandon: { [self] in condition.withLock { abandoning } })
+                                    accept: configuration.accept, shouldAbandon: { [progress] in progress.withLock { $0.abandoning } })
         } catch {
-            condition.withLock {
-                startFailure = error
-                stopped = true
+            progress.withLock {
+                $0.startFailure = error
+                $0.stopped = true
             }
             return
         }
         while let path = nextPath() {
             let result = client.ask(path)
-            condition.withLock {
-                asking -= 1
-                tally.add(result)
-                onResult(path, result, tally)
+            progress.withLock {
+                $0.asking -= 1
+                $0.tally.add(result)
+                onResult(path, result, $0.tally)
             }
         }
     }
 
     private func nextPath() -> String? {
-        condition.withLock {
-            guard !stopped, next < paths.count else { return nil }
-            defer { next += 1 }
-            asking += 1
-            return paths[next]
+        progress.withLock { progress in
+            guard !progress.stopped, progress.next < paths.count else { return nil }
+            defer { progress.next += 1 }
+            progress.asking += 1
+            return paths[progress.next]
         }
     }
 }

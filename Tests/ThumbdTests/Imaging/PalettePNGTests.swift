@@ -107,7 +107,7 @@ struct PalettePNGTests {
         defer { dlclose(process) }
         let lookup = try #require(dlsym(process, "omp_get_max_threads"), "libgomp is loaded")
         let maxThreads = unsafeBitCast(lookup, to: (@convention(c) () -> Int32).self)
-        let pool = BlockingPool(name: "palette-test", threads: 1, queueLimit: 1)
+        let pool = BlockingPool(role: .render, threads: 1, queueLimit: 1)
         defer { pool.shutdown() }
         let done = DispatchSemaphore(value: 0)
         let teams = Mutex<(before: Int32, after: Int32, rendered: Result<[UInt8], any Error>)?>(nil)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ThumbFetch
+import ThumbRuntime
 @testable import ThumbRequest
 @testable import thumbd
 
@@ -150,6 +151,34 @@ enum DocsVocabulary {
             for name in expected where !documented.contains(name) {
                 problems.append("docs/urls.md: option \(name) is missing from the \(supported ? "" : "refused ")options")
             }
+        }
+        return problems
+    }
+}
+
+extension DocsVocabulary {
+    /// The thread map (docs/how-it-works.md's section of that name) names in its first column
+    /// every thread the runtime can start, as `OwnedThread.Role.pattern` spells it, and no other.
+    static func threadMapProblems(_ howItWorks: String) -> [String] {
+        let page = "docs/how-it-works.md"
+        let sections = howItWorks.components(separatedBy: "\n## ")
+        guard let section = sections.first(where: { $0.hasPrefix("Thread map\n") }) else {
+            return ["\(page): no section \"Thread map\""]
+        }
+        let tables = MarkdownCode(section).tables.filter { $0.first?.first == "thread" }
+        guard tables.count == 1, let table = tables.first else {
+            return ["\(page): \(tables.count) tables headed `thread` in the thread map, not 1"]
+        }
+        let documented = table.dropFirst().flatMap { row in
+            MarkdownCode.codeSpans(row.first ?? "").filter { $0.hasPrefix("thumbd-") }
+        }
+        let started = OwnedThread.Role.allCases.map(\.pattern)
+        var problems: [String] = []
+        for name in documented where !started.contains(name) {
+            problems.append("\(page): the thread map names \(name), which the runtime does not start")
+        }
+        for name in started where documented.filter({ $0 == name }).count != 1 {
+            problems.append("\(page): the thread map names \(name) \(documented.filter { $0 == name }.count) times, not once")
         }
         return problems
     }

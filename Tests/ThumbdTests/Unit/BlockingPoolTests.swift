@@ -25,7 +25,7 @@ struct BlockingPoolTests {
 
     @Test func workPastTheQueueIsRefusedAtOnce() {
         // Given one thread held by a task, and a queue of two filled behind it
-        let pool = BlockingPool(name: "test", threads: 1, queueLimit: 2)
+        let pool = BlockingPool(role: .fetch, threads: 1, queueLimit: 2)
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
@@ -45,7 +45,7 @@ struct BlockingPoolTests {
 
     @Test func shutdownRunsWhatIsQueuedRefusesTheRestAndEndsTheThreads() {
         // Given two threads, both held, and four tasks queued behind them
-        let pool = BlockingPool(name: "test", threads: 2, queueLimit: 8)
+        let pool = BlockingPool(role: .fetch, threads: 2, queueLimit: 8)
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let ran = Box<[Int]>([])

@@ -54,6 +54,27 @@ struct DocsAgreeWithCodeTests {
         #expect(problems.isEmpty, "\n\(problems.joined(separator: "\n"))")
     }
 
+    @Test func theThreadMapNamesEveryThreadTheRuntimeStarts() throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/how-it-works.md"), encoding: .utf8)
+        let problems = DocsVocabulary.threadMapProblems(page)
+        #expect(problems.isEmpty, "\n\(problems.joined(separator: "\n"))")
+    }
+
+    /// Each change below, made in a copy of the page, is reported by name.
+    @Test(arguments: [
+        ("| `thumbd-hits` |", "| `thumbd-hit` |", "thumbd-hit,"),
+        ("| `thumbd-hits` |", "| hits |", "thumbd-hits 0 times"),
+        ("| `thumbd-worker-N` |", "| `thumbd-worker-N`, `thumbd-worker-N` |", "thumbd-worker-N 2 times"),
+        ("## Thread map", "## Threads", "no section"),
+    ])
+    func aThreadMapThatDriftsIsReported(original: String, drift: String, reported: String) throws {
+        let page = try String(contentsOf: Self.root.appendingPathComponent("docs/how-it-works.md"), encoding: .utf8)
+        let text = page.replacingOccurrences(of: original, with: drift)
+        #expect(text != page)
+        let problems = DocsVocabulary.threadMapProblems(text)
+        #expect(problems.contains { $0.contains(reported) }, "\(problems)")
+    }
+
     @Test func ciRunsTheTestCommandTheReadmeGives() throws {
         // Given the README's "Two commands" block and CI's script
         let readme = MarkdownCode(try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8))
