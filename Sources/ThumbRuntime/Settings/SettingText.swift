@@ -65,7 +65,7 @@ public enum SettingText {
         return list
     }
 
-    public static func hex(_ text: String) -> [UInt8]? {
+    private static func hex(_ text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard !digits.isEmpty, digits.count.isMultiple(of: 2), text.allSatisfy(\.isHexDigit) else { return nil }
         var bytes: [UInt8] = []
