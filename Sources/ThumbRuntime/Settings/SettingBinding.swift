@@ -52,7 +52,7 @@ public struct SettingBinding<Root>: Sendable {
     }
 
     /// One of a string enumeration's raw values; `expected` lists them for the message.
-    public static func choice<Value: RawRepresentable<String>>(_ path: SettingPath<Root, Value>,
+    public static func choice<Value: RawRepresentable<String> & SendableMetatype>(_ path: SettingPath<Root, Value>,
                                                                expected: String) -> Self {
         field(path, read: { text in
             guard let value = Value(rawValue: text) else { throw InvalidSetting(expected: "expected \(expected)") }

@@ -24,7 +24,7 @@ public struct SettingTable<Root>: Sendable {
 
 /// A settings type that declares its own settings (`settings`) and the rules among them
 /// (`validate()`), as imgproxy's packages give their config a `Validate`.
-public protocol DeclaresSettings {
+public protocol DeclaresSettings: SendableMetatype {
     static var settings: [Setting<Self>] { get }
     /// The rules among this type's own settings; empty when they hold.
     func validate() -> [SettingProblem]

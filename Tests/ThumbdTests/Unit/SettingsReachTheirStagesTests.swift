@@ -20,7 +20,7 @@ struct SettingsReachTheirStagesTests {
         let kinds: [(name: String, kind: SettingKind)]
         let value: @Sendable (_ name: String, _ settings: Settings) -> String
 
-        init<Part: DeclaresSettings & SendableMetatype>(_ type: Part.Type, _ part: @escaping @Sendable (Settings) -> Part) {
+        init<Part: DeclaresSettings>(_ type: Part.Type, _ part: @escaping @Sendable (Settings) -> Part) {
             self.type = "\(type)"
             let declared = Part.settings
             kinds = declared.map { ($0.name, $0.kind) }
