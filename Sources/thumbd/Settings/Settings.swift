@@ -1,7 +1,4 @@
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 import ThumbCache
 import ThumbFetch
 import ThumbImaging
