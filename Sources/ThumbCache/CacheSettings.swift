@@ -1,3 +1,5 @@
+import ThumbRuntime
+
 /// The cache's bounds and the files beside it.
 public struct CacheSettings: Sendable {
     /// Bytes the cache may take on disk (its files' blocks, its directories and the index); past
@@ -57,26 +59,21 @@ public struct CacheSettings: Sendable {
         return layout.fileSize + FrequencySketch.fileSize(capacity: layout.capacity)
     }
 
-    /// Why these bounds cannot work, naming the settings and the numbers.
-    public struct Problem: Error, CustomStringConvertible {
-        public let description: String
-    }
-
     /// The index counts towards the bound: one that takes half of it leaves no room for
     /// thumbnails, and one `maxBytes` sizes alone takes at most `followingIndexPercent` of it.
-    public func validate() throws(Problem) {
+    public func validate() -> [SettingProblem] {
         let index = UInt64(indexBytes)
         if let set = setMaxEntries {
-            guard index > maxBytes / 2 else { return }
-            throw Problem(description: "CACHE_MAX_ENTRIES=\(set) makes an index of \(index) bytes, more than half of "
-                + "CACHE_MAX_BYTES=\(maxBytes), which it counts towards: raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")
+            guard index > maxBytes / 2 else { return [] }
+            return [SettingProblem("CACHE_MAX_ENTRIES=\(set) makes an index of \(index) bytes, more than half of "
+                + "CACHE_MAX_BYTES=\(maxBytes), which it counts towards: raise CACHE_MAX_BYTES or lower CACHE_MAX_ENTRIES")]
         }
-        guard index > maxBytes / 100 * Self.followingIndexPercent else { return }
+        guard index > maxBytes / 100 * Self.followingIndexPercent else { return [] }
         let smallest = UInt64(Self.indexBytes(entries: Self.fewestEntries)) * 100 / Self.followingIndexPercent
-        throw Problem(description: "CACHE_MAX_BYTES=\(maxBytes) is too small to size the cache alone: its "
+        return [SettingProblem("CACHE_MAX_BYTES=\(maxBytes) is too small to size the cache alone: its "
             + "\(maxEntries) entries (the fewest) make an index of \(index) bytes, more than "
             + "\(Self.followingIndexPercent) % of it: give CACHE_MAX_BYTES=\(smallest) or more, or CACHE_MAX_ENTRIES as well "
-            + "(its index at most half of CACHE_MAX_BYTES)")
+            + "(its index at most half of CACHE_MAX_BYTES)")]
     }
 
     /// What eviction brings the cache down to.

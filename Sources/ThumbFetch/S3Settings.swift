@@ -19,6 +19,10 @@ public struct S3Settings: Sendable {
     /// Empty: every bucket not denied.
     public var allowedBuckets: [String] = []
     public var deniedBuckets: [String] = []
+    /// The credentials given by name (S3_ACCESS_KEY_ID, ...), before the AWS credential chain's.
+    public var accessKeyID: String?
+    public var secretAccessKey: String?
+    public var sessionToken: String?
     /// Set when S3 is on: the settings refuse to load when no link of the chain has any.
     public var credentials: (any S3CredentialProvider)?
 

@@ -4,18 +4,18 @@ import ThumbRuntime
 /// one named `default` first on every request, the others by `pr:name:name`), presets-only URLs,
 /// and whether URLs may carry the security options. Checked once at start by `presetProblems()`.
 public struct OptionParser: Sendable {
-    public let presets: Presets
+    public var presets: Presets
     /// imgproxy's `ONLY_PRESETS`: the first segment after the signature is a list of presets,
     /// `name:name`, and nothing else in the URL is an option.
-    public let onlyPresets: Bool
+    public var onlyPresets: Bool
     /// imgproxy's `ALLOW_SECURITY_OPTIONS`: `msr`, `msfs`, `maf`, `mrd` in URLs and presets.
-    public let allowSecurityOptions: Bool
+    public var allowSecurityOptions: Bool
     /// imgproxy's `QUALITY` and `FORMAT_QUALITY`: per-format qualities where a URL asks for none;
     /// empty means each format's own default (JPEG 80, WebP 79, AVIF 63).
-    public let defaultQualities: [ImageFormat: Int]
+    public var defaultQualities: [ImageFormat: Int]
     /// What a URL starts from before its options: imgproxy's defaults, with those its settings
     /// change (STRIP_METADATA, KEEP_COPYRIGHT, STRIP_COLOR_PROFILE, AUTO_ROTATE, RETURN_ATTACHMENT).
-    public let base: ProcessingOptions
+    public var base: ProcessingOptions
 
     public init(presets: Presets = Presets(), onlyPresets: Bool = false, allowSecurityOptions: Bool = false,
                 defaultQualities: [ImageFormat: Int] = [:], base: ProcessingOptions = ProcessingOptions()) {

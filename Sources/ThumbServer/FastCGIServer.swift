@@ -24,7 +24,8 @@ public final class FastCGIServer: Sendable {
         /// The listening socket systemd passed (ActivatedSocket), served instead of `address`.
         public var activatedSocket: Int32?
 
-        public init(address: ListenAddress, workers: Int, socketGroup: gid_t? = nil, paramsTimeout: Double = 5,
+        public init(address: ListenAddress = .unix(path: "/run/thumbd/thumbd.sock"), workers: Int = 2 * System.coreCount,
+                    socketGroup: gid_t? = nil, paramsTimeout: Double = 5,
                     activatedSocket: Int32? = nil) {
             self.address = address
             self.workers = workers

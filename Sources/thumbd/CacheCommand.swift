@@ -19,20 +19,20 @@ struct CacheLocation: ParsableArguments {
     /// so that the commands find the package's cache as its thumbd does.
     static let packageSettingsFile = "/etc/thumbd/thumbd.env"
 
-    @Option(help: ArgumentHelp(Setting.config.helpLine + " Default: \(Self.packageSettingsFile), when there is one."))
+    @Option(help: ArgumentHelp(Settings.helpLine("CONFIG") + " Default: \(Self.packageSettingsFile), when there is one."))
     var config: String?
 
-    @Option(help: ArgumentHelp(Setting.cacheRoot.helpLine))
+    @Option(help: ArgumentHelp(Settings.helpLine("CACHE_ROOT")))
     var cacheRoot: String?
 
-    @Option(help: ArgumentHelp(Setting.cacheIndex.helpLine))
+    @Option(help: ArgumentHelp(Settings.helpLine("CACHE_INDEX")))
     var cacheIndex: String?
 
     func configuration() throws -> Settings {
-        var flags = [Setting.config: config, .cacheRoot: cacheRoot, .cacheIndex: cacheIndex].compactMapValues { $0 }
+        var flags = ["CONFIG": config, "CACHE_ROOT": cacheRoot, "CACHE_INDEX": cacheIndex].compactMapValues { $0 }
         if SettingSources(flags: flags).filePath == nil,
            FileManager.default.fileExists(atPath: Self.packageSettingsFile) {
-            flags[.config] = Self.packageSettingsFile
+            flags["CONFIG"] = Self.packageSettingsFile
         }
         return try Settings.commandLine(flags: flags)
     }

@@ -110,12 +110,9 @@ struct Service {
                 throw ExitCode(2)
             }
         }
-        let server = try FastCGIServer(
-            FastCGIServer.Settings(address: configuration.listen, workers: configuration.workers,
-                                   socketGroup: configuration.socketGroup, paramsTimeout: configuration.paramsTimeout,
-                                   activatedSocket: activatedSocket),
-            handler: handler, logger: logger
-        )
+        var serverSettings = configuration.server
+        serverSettings.activatedSocket = activatedSocket
+        let server = try FastCGIServer(serverSettings, handler: handler, logger: logger)
         // libfcgi's own handlers (FCGX_Init's SIGTERM, which does not stop the process; its SIGUSR1,
         // which retires the workers one by one) never run: the signals stay blocked for sigwait.
         var handlers: [Int32: @Sendable () -> Void] = [:]
@@ -153,7 +150,7 @@ struct Service {
     private static func reload(from running: Settings, into handler: RequestHandler, fetcher: OriginFetcher,
                                index: CacheIndex, logger: Logger) {
         let new: Settings
-        switch SettingSources(flags: SettingFlags.given).load() {
+        switch SettingSources(flags: running.flags).load() {
         case .success(let loaded): new = loaded
         case .failure(let problems):
             logger.error("reload refused; the settings in use stay", metadata: ["problems": "\(problems)"])
@@ -179,7 +176,7 @@ struct Service {
         handler.rules.replace(with: RequestRules(parser: new.requestPathParser))
         fetcher.sourceRules.replace(with: SourceRules(new.fetch))
         handler.metricsAccess.replace(with: MetricsAccess(token: new.metricsToken))
-        let kept = Setting.allCases.filter { !$0.declaration.reloads && new.given[$0] != running.given[$0] }
+        let kept = Settings.declared.filter { !$0.reloads && new.given[$0.name] != running.given[$0.name] }
         guard kept.isEmpty else {
             logger.warning("settings reloaded; the changed settings in restart_needed keep their values until a restart",
                            metadata: ["restart_needed": "\(kept.map(\.name).joined(separator: ","))"])

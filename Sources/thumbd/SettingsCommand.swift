@@ -16,9 +16,9 @@ struct SettingsCommand: ParsableCommand {
 
     func run() {
         if man {
-            print(Setting.manPage(version: ThumbdVersion.current), terminator: "")
+            print(Settings.manPage(version: ThumbdVersion.current), terminator: "")
         } else {
-            print(markdown ? Setting.markdown : SettingFlags.help, terminator: markdown ? "" : "\n")
+            print(markdown ? Settings.markdown : SettingFlags.help, terminator: markdown ? "" : "\n")
         }
     }
 }

@@ -17,14 +17,14 @@ struct Thumbd: ParsableCommand {
         defaultSubcommand: ServeCommand.self
     )
 
-    /// The settings' flags are taken out first (SettingFlags), then ArgumentParser runs the command.
+    /// The settings' flags are taken out first (SettingFlags), then ArgumentParser runs the command
+    /// with them bound to `SettingFlags.given`.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
         guard SettingFlags.apply(to: arguments) else { return main(arguments) }
         do {
             let (settings, rest) = try SettingFlags.split(arguments)
-            SettingFlags.given = settings
-            main(rest)
+            SettingFlags.$given.withValue(settings) { main(rest) }
         } catch {
             exit(withError: error)
         }

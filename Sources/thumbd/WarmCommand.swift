@@ -56,13 +56,13 @@ struct WarmCommand: ParsableCommand {
     @Option(help: "The Accept header to send, for URLs whose format the client's Accept decides.")
     var accept: String?
 
-    @Option(help: ArgumentHelp(Setting.key.helpLine + " The first signs."))
+    @Option(help: ArgumentHelp(Settings.helpLine("KEY") + " The first signs."))
     var key: String?
 
-    @Option(help: ArgumentHelp(Setting.salt.helpLine))
+    @Option(help: ArgumentHelp(Settings.helpLine("SALT")))
     var salt: String?
 
-    @Option(help: ArgumentHelp(Setting.signatureSize.helpLine))
+    @Option(help: ArgumentHelp(Settings.helpLine("SIGNATURE_SIZE")))
     var signatureSize: String?
 
     func validate() throws {
@@ -127,7 +127,7 @@ struct WarmCommand: ParsableCommand {
 
     /// The signing settings from the flags here, every other setting from the environment.
     private func settings() throws -> Settings {
-        try Settings.commandLine(flags: [.key: key, .salt: salt, .signatureSize: signatureSize].compactMapValues { $0 })
+        try Settings.commandLine(flags: ["KEY": key, "SALT": salt, "SIGNATURE_SIZE": signatureSize].compactMapValues { $0 })
     }
 
     private func reading(_ configuration: Settings) -> WarmTargets.Reading {

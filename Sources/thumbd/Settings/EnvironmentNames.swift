@@ -16,7 +16,7 @@ enum EnvironmentNames {
     /// One problem per name that is no setting, or an imgproxy setting thumbd does not honour
     /// with the value given. In a settings file, the scripts' names are no settings either.
     static func problems(_ variables: [String: String], inFile: Bool = false) -> [String] {
-        let settings = Set(Setting.allCases.flatMap(\.environmentNames))
+        let settings = Set(Settings.declared.flatMap(\.environmentNames))
         return variables.keys.sorted().compactMap { name in
             guard !settings.contains(name) else { return nil }
             if name.hasPrefix("THUMBD_") {
@@ -51,7 +51,7 @@ enum EnvironmentNames {
     /// when it is a few edits away.
     private static func suggestion(for name: String) -> String {
         let prefix = name.hasPrefix("THUMBD_") ? "THUMBD_" : "IMGPROXY_"
-        let known = Setting.allCases.flatMap(\.environmentNames).filter { $0.hasPrefix(prefix) }
+        let known = Settings.declared.flatMap(\.environmentNames).filter { $0.hasPrefix(prefix) }
             + (prefix == "THUMBD_" ? [] : ImgproxySettings.documented.map { prefix + $0 })
         let nearest = known.map { (name: $0, distance: editDistance(name, $0)) }.min { $0.distance < $1.distance }
         guard let nearest, nearest.distance <= max(2, name.count / 6) else { return "" }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ThumbRuntime
 
 /// The settings' flags, derived from the declarations: `--max-src-file-size 1048576`,
 /// `--listen=unix:/run/t.sock`, and switches such as `--insecure` that take no value.
@@ -7,8 +8,9 @@ import Foundation
 /// of the arguments before it parses them (`Thumbd.main`), so every setting has a flag without a
 /// property written for it, and `--help` lists them from the same declarations.
 enum SettingFlags {
-    /// The settings' flags given to this process, set once by `Thumbd.main` before any command runs.
-    nonisolated(unsafe) static var given: [Setting: String] = [:]
+    /// The settings' flags given to this process, by setting name: `Thumbd.main` takes them out of
+    /// the arguments and runs the command with them bound here.
+    @TaskLocal static var given: [String: String] = [:]
 
     /// The subcommands that take every setting as a flag; `cache` and `warm` take a few of their
     /// own (warm's --timeout is not TIMEOUT) and read the rest from the environment.
@@ -21,11 +23,12 @@ enum SettingFlags {
         return commands.contains(first)
     }
 
-    private static let byFlag = Dictionary(uniqueKeysWithValues: Setting.allCases.map { ($0.declaration.flag, $0) })
+    private static let byFlag = Dictionary(uniqueKeysWithValues: Settings.declared.map { ($0.flag, $0) })
 
-    /// The settings' flags with their values, and every other argument in order for ArgumentParser.
-    static func split(_ arguments: [String]) throws -> (settings: [Setting: String], rest: [String]) {
-        var settings: [Setting: String] = [:]
+    /// The settings' flags with their values, by setting name, and every other argument in order
+    /// for ArgumentParser.
+    static func split(_ arguments: [String]) throws -> (settings: [String: String], rest: [String]) {
+        var settings: [String: String] = [:]
         var rest: [String] = []
         var index = 0
         while index < arguments.count {
@@ -41,16 +44,16 @@ enum SettingFlags {
                 continue
             }
             let attached = parts.count == 2 ? String(parts[1]) : nil
-            if case .flag = setting.declaration.value {
-                guard attached == nil else { throw ValidationError("--\(setting.declaration.flag) takes no value") }
-                settings[setting] = "true"
+            if case .flag = setting.kind {
+                guard attached == nil else { throw ValidationError("--\(setting.flag) takes no value") }
+                settings[setting.name] = "true"
             } else if let attached {
-                settings[setting] = attached
+                settings[setting.name] = attached
             } else {
                 guard index < arguments.count, !arguments[index].hasPrefix("-") else {
-                    throw ValidationError("Missing value for '--\(setting.declaration.flag) <value>'")
+                    throw ValidationError("Missing value for '--\(setting.flag) <value>'")
                 }
-                settings[setting] = arguments[index]
+                settings[setting.name] = arguments[index]
                 index += 1
             }
         }
@@ -61,15 +64,14 @@ enum SettingFlags {
     static var help: String {
         var lines = wrapped("SETTINGS: a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file.",
                             indent: "")
-        for setting in Setting.allCases {
-            let declaration = setting.declaration
-            let value: String = switch declaration.value {
+        for setting in Settings.declared {
+            let value: String = switch setting.kind {
             case .flag: ""
             case .boolean: " <true|false>"
             case .integer, .decimal, .text: " <value>"
             }
-            lines.append("  --\(declaration.flag)\(value)")
-            lines += wrapped(setting.helpLine, indent: "      ")
+            lines.append("  --\(setting.flag)\(value)")
+            lines += wrapped(setting.helpLine(defaults: Settings.defaults), indent: "      ")
         }
         return lines.joined(separator: "\n")
     }
@@ -94,7 +96,7 @@ extension Settings {
     /// The settings of this command line: the given flags (the settings' own, or a command's few),
     /// then the environment and settings file. On any problem, lists them all and exits 2. What
     /// serves or signs URLs needs a key or insecure mode too.
-    static func commandLine(flags: [Setting: String] = SettingFlags.given, signingURLs: Bool = false) throws -> Settings {
+    static func commandLine(flags: [String: String] = SettingFlags.given, signingURLs: Bool = false) throws -> Settings {
         switch SettingSources(flags: flags).load() {
         case .success(let settings):
             guard signingURLs, let problem = settings.signingProblem else { return settings }

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import ThumbRuntime
 
 /// Where settings are read from, the first that has one winning: flags, THUMBD_ environment
 /// variables, IMGPROXY_ ones, then the settings file (--config, else THUMBD_CONFIG), through
@@ -12,26 +13,33 @@ import Foundation
 /// (ranges, imgproxy's boolean spellings) with every problem listed, where a reader converts
 /// types by its own and stops at the first.
 struct SettingSources: Sendable {
-    var flags: [Setting: String]
+    /// The settings' flags, by setting name (`MAX_SRC_FILE_SIZE`).
+    var flags: [String: String]
     var environment: [String: String]
 
-    init(flags: [Setting: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(flags: [String: String] = [:], environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.flags = flags
         self.environment = environment
     }
 
     /// The settings file, if one is named.
     var filePath: String? {
-        flags[.config] ?? Setting.config.environmentNames.lazy.compactMap { environment[$0] }.first
+        flags[Self.config.name] ?? Self.config.environmentNames.lazy.compactMap { environment[$0] }.first
     }
+
+    private static let config = Settings.setting("CONFIG")
 
     func load() -> Result<Settings, Settings.Problems> {
         var fileProblems: [String] = []
         let lookup = lookup { path, error in
-            let origin = flags[.config] != nil ? "--\(Setting.config.declaration.flag)" : Setting.config.environmentNames[0]
+            let origin = flags[Self.config.name] != nil ? "--\(Self.config.flag)" : Self.config.environmentNames[0]
             fileProblems.append("\(origin)=\(path.debugDescription): \(error)")
         }
-        let loaded = Settings.load(lookup, environment: environment)
+        let loaded = Settings.load(lookup, environment: environment).map { settings in
+            var settings = settings
+            settings.flags = flags
+            return settings
+        }
         let nameProblems = EnvironmentNames.problems(environment) + fileProblems
         guard !nameProblems.isEmpty else { return loaded }
         switch loaded {
@@ -58,16 +66,15 @@ struct SettingSources: Sendable {
     /// problem names it.
     private struct Layer {
         let snapshot: any ConfigSnapshot
-        let key: (SettingDeclaration) -> AbsoluteConfigKey?
-        let origin: (SettingDeclaration, LookupResult) -> String
+        let key: (Setting<Settings>) -> AbsoluteConfigKey?
+        let origin: (Setting<Settings>, LookupResult) -> String
 
-        func value(_ setting: Setting) -> (value: String, origin: String)? {
-            let declaration = setting.declaration
-            guard let key = key(declaration) else { return nil }
+        func value(_ setting: Setting<Settings>) -> (value: String, origin: String)? {
+            guard let key = key(setting) else { return nil }
             for type in [ConfigType.string, .int, .double, .bool, .stringArray] {
                 guard let result = try? snapshot.value(forKey: key, type: type) else { continue }
                 guard let content = result.value?.content else { return nil }
-                return (Self.text(content), origin(declaration, result))
+                return (Self.text(content), origin(setting, result))
             }
             return (value: "", origin: "\(key) (a string, number, true/false or list of strings)")
         }
@@ -86,11 +93,11 @@ struct SettingSources: Sendable {
     }
 
     private var flagLayer: Layer {
-        let values = Dictionary(uniqueKeysWithValues: flags.map { setting, value in
-            (AbsoluteConfigKey([setting.declaration.flag]), ConfigValue(.string(value), isSecret: false))
+        let values = Dictionary(uniqueKeysWithValues: flags.map { name, value in
+            (AbsoluteConfigKey([Settings.setting(name).flag]), ConfigValue(.string(value), isSecret: false))
         })
         return Layer(snapshot: InMemoryProvider(name: "flags", values: values).snapshot(),
-                     key: { AbsoluteConfigKey([$0.flag]) }, origin: { declaration, _ in "--\(declaration.flag)" })
+                     key: { AbsoluteConfigKey([$0.flag]) }, origin: { setting, _ in "--\(setting.flag)" })
     }
 
     /// THUMBD_ names, then IMGPROXY_ ones. THUMBD_MAX_SRC_FILE_SIZE is the key
@@ -98,7 +105,7 @@ struct SettingSources: Sendable {
     /// variables came from.
     private static func environmentLayers(_ variables: [String: String], file: String? = nil) -> [Layer] {
         let snapshot = EnvironmentVariablesProvider(environmentVariables: variables).snapshot()
-        let origin = { (_: SettingDeclaration, result: LookupResult) in
+        let origin = { (_: Setting<Settings>, result: LookupResult) in
             file.map { "\(result.encodedKey) in \($0)" } ?? result.encodedKey
         }
         return [
@@ -126,14 +133,14 @@ struct SettingSources: Sendable {
         let bytes = [UInt8](data)
         let snapshot = try JSONSnapshot(data: bytes.span.bytes, providerName: path, parsingOptions: .default)
         // A misspelt key would otherwise leave its setting at the default without a word.
-        let known = Set(Setting.allCases.map(\.declaration.fileKey))
+        let known = Set(Settings.declared.map(\.fileKey))
         let keys = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?.keys.sorted() ?? []
         let unknown = keys.filter { !known.contains($0) }
         guard unknown.isEmpty else {
             throw FileError(description: "no such setting: \(unknown.joined(separator: ", "))")
         }
         return [Layer(snapshot: snapshot, key: { AbsoluteConfigKey([$0.fileKey]) },
-                      origin: { declaration, _ in "\(declaration.fileKey) in \(path)" })]
+                      origin: { setting, _ in "\(setting.fileKey) in \(path)" })]
     }
 
     private struct FileError: Error, CustomStringConvertible {

@@ -1,7 +1,4 @@
 import Logging
-#if canImport(Glibc)
-import Glibc
-#endif
 import ThumbCache
 import ThumbFetch
 import ThumbImaging
@@ -13,26 +10,18 @@ import ThumbServer
 /// Everything thumbd is told at start, typed per area, each default written on its field.
 /// Components take their part in `init` and never read the environment themselves.
 public struct Settings: Sendable {
-    public var listen = ListenAddress.unix(path: "/run/thumbd/thumbd.sock")
-    /// The group nginx's workers run in: the unix socket is 0660 in it. nil: thumbd's own group.
-    public var socketGroup: gid_t?
-    /// Seconds a FastCGI connection has to send its whole request head before it is closed.
-    public var paramsTimeout = 5.0
+    /// The settings file (CONFIG) the rest were read from, if one was named.
+    public var settingsFile: String?
+    /// Where and how the FastCGI side listens: its address, socket group, workers, params timeout.
+    public var server = FastCGIServer.Settings()
     public var cacheRoot = "/var/cache/thumbd"
     public var cache = CacheSettings()
-    /// FastCGI worker threads; each request runs on one from start to end.
-    public var workers = 2 * System.coreCount
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.pretty
-    /// No key and not insecure: no URL verifies (serving refuses to start so, see `signingProblem`).
-    public var signing = SignatureVerifier(pairs: [])
+    /// Keys and salts, trusted signatures or insecure mode, as given; `signing` is what they make.
+    public var signingSettings = SigningSettings()
     /// Prepended to sources without a scheme.
     public var baseURL: String?
-    /// URL prefixes a source, and every redirect it takes, must start with; empty allows every source.
-    public var allowedSources: SourceAllowList {
-        get { fetch.allowedSources }
-        set { fetch.allowedSources = newValue }
-    }
     /// The directory `local:///path` sources are read under; nil turns local sources off.
     public var localFileSystemRoot: String?
     /// WebP or AVIF for URLs without a format, by the client's Accept header.
@@ -53,11 +42,22 @@ public struct Settings: Sendable {
     /// The bearer token `/_thumbd/metrics` through nginx asks for (METRICS_TOKEN); nil: refused.
     public var metricsToken: String?
 
-    /// Each setting's value as it was given (flag, environment or file), before it was read: what a
-    /// reload compares to tell which settings changed. Secret ones included: never log it.
-    public var given: [Setting: String] = [:]
+    /// Each setting's value as it was given (flag, environment or file), by name, before it was
+    /// read: what a reload compares to tell which settings changed. Secret ones included: never
+    /// log it.
+    public var given: [String: String] = [:]
+    /// The settings' flags this process was given, by name: a reload reads the rest again.
+    public var flags: [String: String] = [:]
 
     public init() {}
+
+    public var listen: ListenAddress { server.address }
+    /// FastCGI worker threads; each request runs on one from start to end.
+    public var workers: Int { server.workers }
+    /// No key and not insecure: no URL verifies (serving refuses to start so, see `signingProblem`).
+    public var signing: SignatureVerifier { signingSettings.verifier }
+    /// URL prefixes a source, and every redirect it takes, must start with; empty allows every source.
+    public var allowedSources: SourceAllowList { fetch.allowedSources }
 
     /// Why URLs cannot be served or signed as configured: neither a key nor insecure mode.
     public var signingProblem: String? {

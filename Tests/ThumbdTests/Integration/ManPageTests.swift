@@ -7,7 +7,7 @@ import Testing
 /// reads without a warning.
 @Suite(.blocking, .timeLimit(.minutes(1)))
 struct ManPageTests {
-    static let page = Setting.manPage(version: "1.2.3")
+    static let page = Settings.manPage(version: "1.2.3")
 
     @Test func everySubcommandAndEverySettingIsOnThePage() {
         // Given the page, as groff's source
@@ -21,10 +21,9 @@ struct ManPageTests {
         for command in Thumbd.configuration.subcommands.flatMap({ names($0, "thumbd") }) {
             #expect(page.contains(#"\fB\#(command.replacingOccurrences(of: "-", with: "\\-"))\fR"#), "\(command)")
         }
-        for setting in Setting.allCases {
-            let declaration = setting.declaration
-            #expect(page.contains(#"\fB\-\-\#(declaration.flag.replacingOccurrences(of: "-", with: "\\-"))\fR"#), "\(setting)")
-            for name in declaration.environmentNames { #expect(page.contains(name), "\(name)") }
+        for setting in Settings.declared {
+            #expect(page.contains(#"\fB\-\-\#(setting.flag.replacingOccurrences(of: "-", with: "\\-"))\fR"#), "\(setting.name)")
+            for name in setting.environmentNames { #expect(page.contains(name), "\(name)") }
         }
         #expect(page.hasPrefix(#".TH THUMBD 1 "" "thumbd 1.2.3""#))
     }

@@ -9,13 +9,13 @@ import ThumbRuntime
 enum DocsVocabulary {
     /// THUMBD_ and IMGPROXY_ names: the settings', the scripts' own, and imgproxy's documented
     /// settings (which thumbd refuses by name, so the docs may name them).
-    static let environmentNames: Set<String> = Set(Setting.allCases.flatMap(\.declaration.environmentNames))
+    static let environmentNames: Set<String> = Set(Settings.declared.flatMap(\.environmentNames))
         .union(EnvironmentNames.scripts)
         .union(ImgproxySettings.documented.map { "IMGPROXY_" + $0 })
 
     /// Setting names without a prefix (`MAX_SRC_FILE_SIZE`), as the docs write them in code spans.
-    static let settingNames: Set<String> = Set(Setting.allCases.map(\.declaration.name))
-        .union(Setting.allCases.compactMap(\.declaration.imgproxyName))
+    static let settingNames: Set<String> = Set(Settings.declared.map(\.name))
+        .union(Settings.declared.compactMap(\.imgproxyName))
         .union(ImgproxySettings.documented)
 
     /// Upper-case words the docs put in code that are not settings.

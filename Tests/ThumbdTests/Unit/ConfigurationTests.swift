@@ -10,17 +10,17 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ConfigurationTests {
     /// A lookup as thumbd's flags and environment give it: each value comes with where it was found.
-    static func lookup(_ values: [Setting: String]) -> Settings.Lookup {
-        { setting in values[setting].map { (value: $0, origin: Self.origin(of: setting)) } }
+    static func lookup(_ values: [String: String]) -> Settings.Lookup {
+        { setting in values[setting.name].map { (value: $0, origin: Self.origin(of: setting.name)) } }
     }
 
-    static func origin(of setting: Setting) -> String { setting.environmentNames.last! }
+    static func origin(of name: String) -> String { Settings.setting(name).environmentNames.last! }
 
-    static func load(_ values: [Setting: String]) throws -> Settings {
+    static func load(_ values: [String: String]) throws -> Settings {
         try Settings.load(lookup(values)).get()
     }
 
-    static func problems(_ values: [Setting: String]) -> [String] {
+    static func problems(_ values: [String: String]) -> [String] {
         guard case .failure(let problems) = Settings.load(lookup(values)) else { return [] }
         return problems.messages
     }
@@ -55,25 +55,25 @@ struct ConfigurationTests {
 
     @Test func everySettingIsRead() throws {
         let configuration = try Self.load([
-            .listen: "127.0.0.1:9000",
-            .cacheRoot: "/srv/thumbs/",
-            .workers: "7",
-            .logLevel: "warn",
-            .key: "736563726574",
-            .salt: "68656C6C6F",
-            .signatureSize: "8",
-            .baseURL: "http://images.example/",
-            .maxSrcFileSize: "1048576",
-            .maxSrcResolution: "12.5",
-            .downloadTimeout: "5",
-            .maxRedirects: "2",
-            .userAgent: "thumbd-test/1",
-            .allowLoopbackSourceAddresses: "true",
-            .allowPrivateSourceAddresses: "1",
-            .allowLinkLocalSourceAddresses: "yes",
-            .presets: "thumb=rs:fill:100:100",
-            .onlyPresets: "1",
-            .allowSecurityOptions: "true",
+            "LISTEN": "127.0.0.1:9000",
+            "CACHE_ROOT": "/srv/thumbs/",
+            "WORKERS": "7",
+            "LOG_LEVEL": "warn",
+            "KEY": "736563726574",
+            "SALT": "68656C6C6F",
+            "SIGNATURE_SIZE": "8",
+            "BASE_URL": "http://images.example/",
+            "MAX_SRC_FILE_SIZE": "1048576",
+            "MAX_SRC_RESOLUTION": "12.5",
+            "DOWNLOAD_TIMEOUT": "5",
+            "MAX_REDIRECTS": "2",
+            "USER_AGENT": "thumbd-test/1",
+            "ALLOW_LOOPBACK_SOURCE_ADDRESSES": "true",
+            "ALLOW_PRIVATE_SOURCE_ADDRESSES": "1",
+            "ALLOW_LINK_LOCAL_SOURCE_ADDRESSES": "yes",
+            "PRESETS": "thumb=rs:fill:100:100",
+            "ONLY_PRESETS": "1",
+            "ALLOW_SECURITY_OPTIONS": "true",
         ])
 
         #expect(configuration.listen == .tcp(host: "127.0.0.1", port: 9000))
@@ -99,17 +99,17 @@ struct ConfigurationTests {
     }
 
     @Test func socketGroupIsAGroupThatExists() throws {
-        #expect(try Self.load([:]).socketGroup == nil)
-        #expect(try Self.load([.socketGroup: "root"]).socketGroup == 0)
-        #expect(try Self.load([.socketGroup: "4242"]).socketGroup == 4242)
-        #expect(Self.problems([.socketGroup: "no-such-group-here"]).count == 1)
+        #expect(try Self.load([:]).server.socketGroup == nil)
+        #expect(try Self.load(["SOCKET_GROUP": "root"]).server.socketGroup == 0)
+        #expect(try Self.load(["SOCKET_GROUP": "4242"]).server.socketGroup == 4242)
+        #expect(Self.problems(["SOCKET_GROUP": "no-such-group-here"]).count == 1)
     }
 
     @Test func sourceFormatsAreNamedFormats() throws {
         #expect(try Self.load([:]).render.sourceFormats == [.jpeg, .png, .gif, .webp, .avif, .bmp])
-        #expect(try Self.load([.sourceFormats: "JPEG, png,heic"]).render.sourceFormats == [.jpeg, .png, .heic])
-        #expect(Self.problems([.sourceFormats: "jpeg,svg"]).count == 1)
-        #expect(Self.problems([.sourceFormats: ","]).count == 1)
+        #expect(try Self.load(["SOURCE_FORMATS": "JPEG, png,heic"]).render.sourceFormats == [.jpeg, .png, .heic])
+        #expect(Self.problems(["SOURCE_FORMATS": "jpeg,svg"]).count == 1)
+        #expect(Self.problems(["SOURCE_FORMATS": ","]).count == 1)
     }
 
     // imgproxy processing/config.go (PREFERRED_FORMATS: formats it cannot save are skipped, none
@@ -117,34 +117,34 @@ struct ConfigurationTests {
     // read before AUTO_WEBP)
     @Test func theOutputFormatSettingsAreImgproxys() throws {
         #expect(try Self.load([:]).render.preferredFormats.formats == [.jpeg, .png, .gif])
-        #expect(try Self.load([.preferredFormats: "webp, heic, PNG"]).render.preferredFormats.formats == [.webp, .png])
-        #expect(try Self.load([.preferredFormats: "jxl,jpeg"]).render.preferredFormats.formats == [.jxl, .jpeg])
-        #expect(Self.problems([.preferredFormats: "heic"]).count == 1)
-        #expect(Self.problems([.preferredFormats: "jpeg,bogus"]).count == 1)
+        #expect(try Self.load(["PREFERRED_FORMATS": "webp, heic, PNG"]).render.preferredFormats.formats == [.webp, .png])
+        #expect(try Self.load(["PREFERRED_FORMATS": "jxl,jpeg"]).render.preferredFormats.formats == [.jxl, .jpeg])
+        #expect(Self.problems(["PREFERRED_FORMATS": "heic"]).count == 1)
+        #expect(Self.problems(["PREFERRED_FORMATS": "jpeg,bogus"]).count == 1)
 
-        let negotiation = try Self.load([.enforceWebp: "true", .enforceAvif: "1", .enableWebpDetection: "true"]).negotiation
+        let negotiation = try Self.load(["ENFORCE_WEBP": "true", "ENFORCE_AVIF": "1", "ENABLE_WEBP_DETECTION": "true"]).negotiation
         #expect(negotiation == FormatNegotiation(webp: true, enforceWebp: true, enforceAvif: true))
-        #expect(try Self.load([.enableAvifDetection: "true"]).negotiation.avif)
+        #expect(try Self.load(["ENABLE_AVIF_DETECTION": "true"]).negotiation.avif)
         // the current name wins over the deprecated one
-        #expect(try !Self.load([.enableWebpDetection: "true", .autoWebp: "false"]).negotiation.webp)
+        #expect(try !Self.load(["ENABLE_WEBP_DETECTION": "true", "AUTO_WEBP": "false"]).negotiation.webp)
     }
 
     @Test func jpegXLIsNegotiatedInTheOrderSet() throws {
-        let negotiation = try Self.load([.autoJxl: "true", .enforceJxl: "true", .jxlEffort: "7"])
+        let negotiation = try Self.load(["AUTO_JXL": "true", "ENFORCE_JXL": "true", "JXL_EFFORT": "7"])
         #expect(negotiation.negotiation == FormatNegotiation(jxl: true, enforceJxl: true))
         #expect(negotiation.options.base.jxlEffort == 7)
         #expect(try Self.load([:]).negotiation.order == [.avif, .jxl, .webp])
-        #expect(try Self.load([.formatNegotiationOrder: "jxl, AVIF,webp"]).negotiation.order == [.jxl, .avif, .webp])
+        #expect(try Self.load(["FORMAT_NEGOTIATION_ORDER": "jxl, AVIF,webp"]).negotiation.order == [.jxl, .avif, .webp])
         for wrong in ["avif,webp", "avif,jxl,webp,avif", "avif,jxl,png", ""] {
-            #expect(Self.problems([.formatNegotiationOrder: wrong]).count == 1, "\(wrong) was taken")
+            #expect(Self.problems(["FORMAT_NEGOTIATION_ORDER": wrong]).count == 1, "\(wrong) was taken")
         }
-        #expect(Self.problems([.jxlEffort: "10"]).count == 1)
+        #expect(Self.problems(["JXL_EFFORT": "10"]).count == 1)
     }
 
     @Test func paramsTimeoutIsRead() throws {
-        #expect(try Self.load([:]).paramsTimeout == 5)
-        #expect(try Self.load([.paramsTimeout: "0.5"]).paramsTimeout == 0.5)
-        #expect(Self.problems([.paramsTimeout: "0"]).count == 1)
+        #expect(try Self.load([:]).server.paramsTimeout == 5)
+        #expect(try Self.load(["PARAMS_TIMEOUT": "0.5"]).server.paramsTimeout == 0.5)
+        #expect(Self.problems(["PARAMS_TIMEOUT": "0"]).count == 1)
     }
 
     @Test(arguments: [
@@ -153,14 +153,14 @@ struct ConfigurationTests {
         ("127.0.0.1:9000", .tcp(host: "127.0.0.1", port: 9000)),
     ])
     func listenForms(_ text: String, expected: ListenAddress) throws {
-        #expect(try Self.load([.listen: text]).listen == expected)
+        #expect(try Self.load(["LISTEN": text]).listen == expected)
     }
 
     @Test(arguments: [
         ("warn", "warning"), ("ERROR", "error"), ("debug", "debug"), ("fatal", "critical"), ("trace", "trace"),
     ])
     func logLevelNames(_ text: String, expected: String) throws {
-        #expect(try Self.load([.logLevel: text]).logLevel.rawValue == expected)
+        #expect(try Self.load(["LOG_LEVEL": text]).logLevel.rawValue == expected)
     }
 
     @Test(arguments: [
@@ -168,12 +168,12 @@ struct ConfigurationTests {
         ("0", false), ("f", false), ("false", false), ("no", false), ("", false),
     ])
     func booleanForms(_ text: String, expected: Bool) throws {
-        #expect(try Self.load([.allowPrivateSourceAddresses: text]).fetch.addressPolicy.allowPrivate == expected)
+        #expect(try Self.load(["ALLOW_PRIVATE_SOURCE_ADDRESSES": text]).fetch.addressPolicy.allowPrivate == expected)
     }
 
     @Test(arguments: [("5", 5_000, 3_000), ("1", 1_000, 1_000), ("2.5", 2_500, 2_500), ("0.1", 100, 100)])
     func downloadTimeoutAlsoBoundsTheConnectTimeout(_ text: String, total: Int, connect: Int) throws {
-        let fetch = try Self.load([.downloadTimeout: text]).fetch
+        let fetch = try Self.load(["DOWNLOAD_TIMEOUT": text]).fetch
 
         #expect(fetch.totalTimeoutMilliseconds == total)
         #expect(fetch.connectTimeoutMilliseconds == connect)
@@ -181,42 +181,42 @@ struct ConfigurationTests {
 
     @Test func aSourceProxyIsAnHTTPProxyAndNoneByDefault() throws {
         #expect(try Self.load([:]).fetch.proxy == nil)
-        #expect(try Self.load([.sourceProxy: ""]).fetch.proxy == nil)
-        #expect(try Self.load([.sourceProxy: "http://proxy.internal:3128"]).fetch.proxy == "http://proxy.internal:3128")
-        #expect(try Self.load([.sourceProxy: "https://proxy.internal"]).fetch.proxy == "https://proxy.internal")
+        #expect(try Self.load(["SOURCE_PROXY": ""]).fetch.proxy == nil)
+        #expect(try Self.load(["SOURCE_PROXY": "http://proxy.internal:3128"]).fetch.proxy == "http://proxy.internal:3128")
+        #expect(try Self.load(["SOURCE_PROXY": "https://proxy.internal"]).fetch.proxy == "https://proxy.internal")
         // a SOCKS proxy may resolve names itself, past the address guard
         for refused in ["socks5h://proxy.internal:1080", "socks5://proxy.internal:1080", "proxy.internal:3128"] {
-            #expect(Self.problems([.sourceProxy: refused]).count == 1, "\(refused)")
+            #expect(Self.problems(["SOURCE_PROXY": refused]).count == 1, "\(refused)")
         }
     }
 
     @Test func zeroMeansWhatImgproxySaysItMeans() throws {
         // imgproxy's docs (configuration/options.mdx): no file size check, an unlimited queue, the
         // usual status, and the TTL (a year) for the fallback image
-        #expect(try Self.load([.maxSrcFileSize: "0"]).fetch.maxBytes == Int.max)
-        #expect(try Self.load([.requestsQueueSize: "0"]).limits.queueSize == Int.max)
-        #expect(try Self.load([.fallbackImageHTTPCode: "0"]).fallback.status == nil)
-        #expect(try Self.load([.fallbackImageTTL: "0"]).fallback.maxAge == 31_536_000)
-        #expect(Self.problems([.fallbackImageHTTPCode: "150"]).count == 1)
+        #expect(try Self.load(["MAX_SRC_FILE_SIZE": "0"]).fetch.maxBytes == Int.max)
+        #expect(try Self.load(["REQUESTS_QUEUE_SIZE": "0"]).limits.queueSize == Int.max)
+        #expect(try Self.load(["FALLBACK_IMAGE_HTTP_CODE": "0"]).fallback.status == nil)
+        #expect(try Self.load(["FALLBACK_IMAGE_TTL": "0"]).fallback.maxAge == 31_536_000)
+        #expect(Self.problems(["FALLBACK_IMAGE_HTTP_CODE": "150"]).count == 1)
     }
 
     @Test func everyInvalidValueIsReportedAtOnce() {
         // Given fourteen settings with bad values
-        let invalid: [Setting: String] = [
-            .listen: "nowhere",
-            .cacheRoot: "relative/dir",
-            .workers: "0",
-            .logLevel: "loud",
-            .signatureSize: "33",
-            .maxSrcFileSize: "-1",
-            .maxSrcResolution: "0",
-            .downloadTimeout: "never",
-            .maxRedirects: "21",
-            .allowLoopbackSourceAddresses: "maybe",
-            .key: "zz",
-            .presets: "thumb=w:abc",
-            .onlyPresets: "maybe",
-            .allowSecurityOptions: "2",
+        let invalid: [String: String] = [
+            "LISTEN": "nowhere",
+            "CACHE_ROOT": "relative/dir",
+            "WORKERS": "0",
+            "LOG_LEVEL": "loud",
+            "SIGNATURE_SIZE": "33",
+            "MAX_SRC_FILE_SIZE": "-1",
+            "MAX_SRC_RESOLUTION": "0",
+            "DOWNLOAD_TIMEOUT": "never",
+            "MAX_REDIRECTS": "21",
+            "ALLOW_LOOPBACK_SOURCE_ADDRESSES": "maybe",
+            "KEY": "zz",
+            "PRESETS": "thumb=w:abc",
+            "ONLY_PRESETS": "maybe",
+            "ALLOW_SECURITY_OPTIONS": "2",
         ]
 
         // When loading
@@ -227,7 +227,7 @@ struct ConfigurationTests {
         #expect(messages.count == invalid.count, "\(messages)")
         for (setting, value) in invalid {
             let origin = Self.origin(of: setting)
-            let shown = setting.declaration.secret ? "(secret, not shown)" : value.debugDescription
+            let shown = Settings.setting(setting).secret ? "(secret, not shown)" : value.debugDescription
             #expect(messages.filter { $0.hasPrefix("\(origin)=\(shown):") }.count == 1, "no problem names \(origin)=\(shown)")
         }
     }
@@ -238,30 +238,30 @@ struct ConfigurationTests {
         try Data(png).write(to: URL(fileURLWithPath: path))
         defer { unlink(path) }
 
-        let fromFile = try Self.load([.fallbackImagePath: path, .fallbackImageHTTPCode: "404", .fallbackImageTTL: "30"]).fallback
-        let fromData = try Self.load([.fallbackImageData: Data(png).base64EncodedString()]).fallback
+        let fromFile = try Self.load(["FALLBACK_IMAGE_PATH": path, "FALLBACK_IMAGE_HTTP_CODE": "404", "FALLBACK_IMAGE_TTL": "30"]).fallback
+        let fromData = try Self.load(["FALLBACK_IMAGE_DATA": Data(png).base64EncodedString()]).fallback
 
         #expect(fromFile.image == png && fromFile.status == 404 && fromFile.maxAge == 30)
         #expect(fromData.image == png && fromData.status == 200 && fromData.maxAge == 60)
     }
 
     @Test func aFallbackThatIsNoImageOrGivenTwiceIsAProblem() {
-        #expect(Self.problems([.fallbackImagePath: "/etc/hostname"]).first?.contains("image") == true)
-        #expect(Self.problems([.fallbackImageData: "bm90IGFuIGltYWdl"]).first?.contains("image") == true)
-        #expect(Self.problems([.fallbackImageHTTPCode: "99"]).count == 1)
-        let twice = Self.problems([.fallbackImageData: "bm90IGFuIGltYWdl", .fallbackImageURL: "http://127.0.0.1/x.png"])
+        #expect(Self.problems(["FALLBACK_IMAGE_PATH": "/etc/hostname"]).first?.contains("image") == true)
+        #expect(Self.problems(["FALLBACK_IMAGE_DATA": "bm90IGFuIGltYWdl"]).first?.contains("image") == true)
+        #expect(Self.problems(["FALLBACK_IMAGE_HTTP_CODE": "99"]).count == 1)
+        let twice = Self.problems(["FALLBACK_IMAGE_DATA": "bm90IGFuIGltYWdl", "FALLBACK_IMAGE_URL": "http://127.0.0.1/x.png"])
         #expect(twice.contains { $0.contains("give one fallback image only") }, "\(twice)")
     }
 
     @Test func keysAndSaltsMustPairUp() {
-        let messages = Self.problems([.key: "736563726574,746573742d6b6579", .salt: "68656C6C6F"])
+        let messages = Self.problems(["KEY": "736563726574,746573742d6b6579", "SALT": "68656C6C6F"])
 
         #expect(messages.count == 1)
         #expect(messages.first?.contains("KEY has 2 key(s) but SALT has 1 salt(s)") == true, "\(messages)")
     }
 
-    @Test(arguments: [[:], [Setting.key: "", .salt: ""]])
-    func withoutAKeyNoURLVerifiesAndServingSaysWhy(_ values: [Setting: String]) throws {
+    @Test(arguments: [[:], ["KEY": "", "SALT": ""]])
+    func withoutAKeyNoURLVerifiesAndServingSaysWhy(_ values: [String: String]) throws {
         // Given no key, or an empty one, and no insecure mode
         let configuration = try Self.load(values)
 
@@ -273,17 +273,17 @@ struct ConfigurationTests {
     }
 
     @Test func insecureModeIsAskedForByNameAndNotBesideAKey() throws {
-        let insecure = try Self.load([.insecure: "true"])
+        let insecure = try Self.load(["INSECURE": "true"])
         #expect(insecure.signing.acceptsAnySignature && insecure.signingProblem == nil)
         #expect(throws: Never.self) { try insecure.signing.verify(signature: "anything", path: "/w:10/plain/http://h/a.jpg") }
 
-        let both = Self.problems([.insecure: "true", .key: "736563726574", .salt: "68656C6C6F"])
+        let both = Self.problems(["INSECURE": "true", "KEY": "736563726574", "SALT": "68656C6C6F"])
         #expect(both.count == 1 && both.first?.contains("not both") == true, "\(both)")
     }
 
     @Test(arguments: ["1", "7"])
     func aSignatureUnderEightBytesIsAProblem(_ size: String) {
-        let messages = Self.problems([.key: "736563726574", .salt: "68656C6C6F", .signatureSize: size])
+        let messages = Self.problems(["KEY": "736563726574", "SALT": "68656C6C6F", "SIGNATURE_SIZE": size])
 
         #expect(messages.count == 1)
         #expect(messages.first?.contains("from 8 to 32: a shorter signature can be found by trying") == true, "\(messages)")
@@ -292,8 +292,8 @@ struct ConfigurationTests {
     @Test func commaSeparatedHexKeysBuildOnePairEach() throws {
         // Given the two published key pairs, as imgproxy takes several
         let configuration = try Self.load([
-            .key: "736563726574, 746573742d6b6579",
-            .salt: "68656C6C6F,746573742D73616C74",
+            "KEY": "736563726574, 746573742d6b6579",
+            "SALT": "68656C6C6F,746573742D73616C74",
         ])
 
         // Then both pairs are built, in order, and URLs signed with either verify
@@ -312,38 +312,39 @@ struct ConfigurationTests {
 
     @Test(arguments: ["zz", "abc", "12,zz", "12 34", "+f+f", "-0-0"])
     func keyThatIsNotHexIsAProblem(_ text: String) {
-        let messages = Self.problems([.key: text, .salt: text])
+        let messages = Self.problems(["KEY": text, "SALT": text])
 
         #expect(messages.contains { $0.hasPrefix("IMGPROXY_KEY=") }, "\(text) accepted as hex: \(messages)")
     }
 
     @Test func environmentNamesPreferThumbdThenImgproxy() {
-        for setting in Setting.allCases {
+        for setting in Settings.declared {
             let names = setting.environmentNames
             #expect(names.first == "THUMBD_\(setting.name)")
-            if let imgproxyName = setting.declaration.imgproxyName {
+            if let imgproxyName = setting.imgproxyName {
                 #expect(names == ["THUMBD_\(setting.name)", "IMGPROXY_\(imgproxyName)"])
             } else {
                 #expect(names == ["THUMBD_\(setting.name)"])
             }
         }
-        #expect(Setting.key.environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
-        #expect(Setting.cacheRoot.environmentNames == ["THUMBD_CACHE_ROOT"])
-        #expect(Setting.timeout.environmentNames == ["THUMBD_TIMEOUT", "IMGPROXY_TIMEOUT"])
+        #expect(Settings.setting("KEY").environmentNames == ["THUMBD_KEY", "IMGPROXY_KEY"])
+        #expect(Settings.setting("CACHE_ROOT").environmentNames == ["THUMBD_CACHE_ROOT"])
+        #expect(Settings.setting("TIMEOUT").environmentNames == ["THUMBD_TIMEOUT", "IMGPROXY_TIMEOUT"])
         // imgproxy's WORKERS are the images it processes at once: thumbd's renders, not its threads
-        #expect(Setting.maxConcurrentRenders.environmentNames == ["THUMBD_MAX_CONCURRENT_RENDERS", "IMGPROXY_WORKERS"])
-        #expect(Setting.workers.environmentNames == ["THUMBD_WORKERS"])
-        #expect(Setting.listen.isThumbdOwn && Setting.errorCacheTTL.isThumbdOwn && !Setting.requestsQueueSize.isThumbdOwn)
+        #expect(Settings.setting("MAX_CONCURRENT_RENDERS").environmentNames == ["THUMBD_MAX_CONCURRENT_RENDERS", "IMGPROXY_WORKERS"])
+        #expect(Settings.setting("WORKERS").environmentNames == ["THUMBD_WORKERS"])
+        #expect(!Settings.setting("LISTEN").imgproxy && !Settings.setting("ERROR_CACHE_TTL").imgproxy
+            && Settings.setting("REQUESTS_QUEUE_SIZE").imgproxy)
     }
 
     @Test func webPEffortIsImgproxysSettingWithThumbdsDefault() throws {
         // thumbd searches hardest by default; imgproxy's name sets it, within libwebp's methods
         #expect(try Self.load([:]).options.base.webpEffort == 6)
-        #expect(try Self.load([.webpEffort: "4"]).options.base.webpEffort == 4)
-        #expect(Setting.webpEffort.environmentNames == ["THUMBD_WEBP_EFFORT", "IMGPROXY_WEBP_EFFORT"])
+        #expect(try Self.load(["WEBP_EFFORT": "4"]).options.base.webpEffort == 4)
+        #expect(Settings.setting("WEBP_EFFORT").environmentNames == ["THUMBD_WEBP_EFFORT", "IMGPROXY_WEBP_EFFORT"])
         #expect(ImgproxySettings.verdict("WEBP_EFFORT") == nil)
-        #expect(Self.problems([.webpEffort: "7"]).count == 1)
-        #expect(Self.problems([.webpEffort: "0"]).count == 1)
+        #expect(Self.problems(["WEBP_EFFORT": "7"]).count == 1)
+        #expect(Self.problems(["WEBP_EFFORT": "0"]).count == 1)
     }
 
     @Test func avifSpeedAndSubsampleAreImgproxysSettingsWithThumbdsDefaults() throws {
@@ -351,24 +352,24 @@ struct ConfigurationTests {
         // libvips's subsample modes
         let defaults = try Self.load([:]).options.base
         #expect(defaults.avifSpeed == 6 && defaults.avifSubsample == .off)
-        let set = try Self.load([.avifSpeed: "8", .avifSubsample: "AUTO"]).options.base
+        let set = try Self.load(["AVIF_SPEED": "8", "AVIF_SUBSAMPLE": "AUTO"]).options.base
         #expect(set.avifSpeed == 8 && set.avifSubsample == .auto)
-        #expect(Setting.avifSpeed.environmentNames == ["THUMBD_AVIF_SPEED", "IMGPROXY_AVIF_SPEED"])
+        #expect(Settings.setting("AVIF_SPEED").environmentNames == ["THUMBD_AVIF_SPEED", "IMGPROXY_AVIF_SPEED"])
         #expect(ImgproxySettings.verdict("AVIF_SPEED") == nil && ImgproxySettings.verdict("AVIF_SUBSAMPLE") == nil)
-        #expect(Self.problems([.avifSpeed: "10"]).count == 1)
-        #expect(Self.problems([.avifSubsample: "420"]) == ["IMGPROXY_AVIF_SUBSAMPLE=\"420\": expected auto, on or off"])
+        #expect(Self.problems(["AVIF_SPEED": "10"]).count == 1)
+        #expect(Self.problems(["AVIF_SUBSAMPLE": "420"]) == ["IMGPROXY_AVIF_SUBSAMPLE=\"420\": expected auto, on or off"])
     }
 
     @Test func pngQuantizationIsImgproxysSettingWithItsDefaults() throws {
         // off, 256 colours, as imgproxy; its names set them, from 2 to 256 colours
         let defaults = try Self.load([:]).options.base
         #expect(!defaults.pngQuantize && defaults.pngQuantizationColors == 256)
-        let set = try Self.load([.pngQuantize: "true", .pngQuantizationColors: "16"]).options.base
+        let set = try Self.load(["PNG_QUANTIZE": "true", "PNG_QUANTIZATION_COLORS": "16"]).options.base
         #expect(set.pngQuantize && set.pngQuantizationColors == 16)
-        #expect(Setting.pngQuantize.environmentNames == ["THUMBD_PNG_QUANTIZE", "IMGPROXY_PNG_QUANTIZE"])
+        #expect(Settings.setting("PNG_QUANTIZE").environmentNames == ["THUMBD_PNG_QUANTIZE", "IMGPROXY_PNG_QUANTIZE"])
         #expect(ImgproxySettings.verdict("PNG_QUANTIZE") == nil && ImgproxySettings.verdict("PNG_QUANTIZATION_COLORS") == nil)
         for colours in ["1", "257"] {
-            #expect(Self.problems([.pngQuantizationColors: colours])
+            #expect(Self.problems(["PNG_QUANTIZATION_COLORS": colours])
                 == ["IMGPROXY_PNG_QUANTIZATION_COLORS=\"\(colours)\": expected a whole number from 2 to 256"])
         }
     }
@@ -377,9 +378,9 @@ struct ConfigurationTests {
 /// QUALITY and FORMAT_QUALITY become the qualities a URL starts from.
 @Suite(.timeLimit(.minutes(2)))
 struct DefaultQualityTests {
-    static func effective(_ settings: [Setting: String], url: String, format: ImageFormat) throws -> Int {
-        let insecure = settings.merging([.insecure: "true"]) { $1 }
-        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.name) } }.get()
+    static func effective(_ settings: [String: String], url: String, format: ImageFormat) throws -> Int {
+        let insecure = settings.merging(["INSECURE": "true"]) { $1 }
+        let configuration = try Settings.load { setting in insecure[setting.name].map { ($0, setting.name) } }.get()
         let request = try configuration.requestPathParser.parse(rawPath: url)
         return request.options.effectiveQuality(for: format)
     }
@@ -388,17 +389,17 @@ struct DefaultQualityTests {
         let plain = "/insecure/w:10/plain/http://h/a.jpg"
         #expect(try Self.effective([:], url: plain, format: .jpeg) == 80)
         #expect(try Self.effective([:], url: plain, format: .webp) == 79)
-        #expect(try Self.effective([.quality: "90"], url: plain, format: .webp) == 90)
-        #expect(try Self.effective([.quality: "90", .formatQuality: "webp=70"], url: plain, format: .webp) == 70)
-        #expect(try Self.effective([.quality: "90", .formatQuality: "webp=70"], url: plain, format: .jpeg) == 90)
+        #expect(try Self.effective(["QUALITY": "90"], url: plain, format: .webp) == 90)
+        #expect(try Self.effective(["QUALITY": "90", "FORMAT_QUALITY": "webp=70"], url: plain, format: .webp) == 70)
+        #expect(try Self.effective(["QUALITY": "90", "FORMAT_QUALITY": "webp=70"], url: plain, format: .jpeg) == 90)
         // a URL's fq redefines the configured value, its q wins over both
-        #expect(try Self.effective([.formatQuality: "webp=70"], url: "/insecure/fq:webp:60/plain/http://h/a.jpg", format: .webp) == 60)
-        #expect(try Self.effective([.formatQuality: "webp=70"], url: "/insecure/q:55/plain/http://h/a.jpg", format: .webp) == 55)
+        #expect(try Self.effective(["FORMAT_QUALITY": "webp=70"], url: "/insecure/fq:webp:60/plain/http://h/a.jpg", format: .webp) == 60)
+        #expect(try Self.effective(["FORMAT_QUALITY": "webp=70"], url: "/insecure/q:55/plain/http://h/a.jpg", format: .webp) == 55)
     }
 
     @Test func badQualitySettingsAreProblems() {
         let result = Settings.load { setting in
-            [.quality: "0", .formatQuality: "webp=high"][setting].map { ($0, setting.name) }
+            ["QUALITY": "0", "FORMAT_QUALITY": "webp=high"][setting.name].map { ($0, setting.name) }
         }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
         #expect(problems.messages.count == 2)
@@ -408,16 +409,16 @@ struct DefaultQualityTests {
 /// imgproxy's AUTOQUALITY_* settings become the autoquality a URL starts from.
 @Suite(.timeLimit(.minutes(2)))
 struct AutoQualitySettingsTests {
-    static func autoQuality(_ settings: [Setting: String], url: String) throws -> AutoQuality {
-        let insecure = settings.merging([.insecure: "true"]) { $1 }
-        let configuration = try Settings.load { setting in insecure[setting].map { ($0, setting.name) } }.get()
+    static func autoQuality(_ settings: [String: String], url: String) throws -> AutoQuality {
+        let insecure = settings.merging(["INSECURE": "true"]) { $1 }
+        let configuration = try Settings.load { setting in insecure[setting.name].map { ($0, setting.name) } }.get()
         return try configuration.requestPathParser.parse(rawPath: url).options.autoQuality
     }
 
     @Test func settingsApplyWhereTheURLSaysNothingAndTheURLRedefinesThem() throws {
-        let settings: [Setting: String] = [
-            .autoqualityMethod: "dssim", .autoqualityTarget: "0.004", .autoqualityMin: "40", .autoqualityMax: "90",
-            .autoqualityFormatMax: "webp=85", .autoqualityAllowedError: "0.0005", .autoqualityMaxResolution: "2",
+        let settings: [String: String] = [
+            "AUTOQUALITY_METHOD": "dssim", "AUTOQUALITY_TARGET": "0.004", "AUTOQUALITY_MIN": "40", "AUTOQUALITY_MAX": "90",
+            "AUTOQUALITY_FORMAT_MAX": "webp=85", "AUTOQUALITY_ALLOWED_ERROR": "0.0005", "AUTOQUALITY_MAX_RESOLUTION": "2",
         ]
         let configured = try Self.autoQuality(settings, url: "/insecure/w:10/plain/http://h/a.jpg")
         #expect(configured.method == .dssim)
@@ -437,10 +438,10 @@ struct AutoQualitySettingsTests {
         let url = "/insecure/aq:dssim/plain/http://h/a.jpg"
         #expect(try Self.autoQuality([:], url: url).dssimSlope == 0)
         #expect(try !Self.autoQuality([:], url: url).spendsBySlope)
-        let sloped = try Self.autoQuality([.autoqualityDssimSlope: "40"], url: url)
+        let sloped = try Self.autoQuality(["AUTOQUALITY_DSSIM_SLOPE": "40"], url: url)
         #expect(sloped.dssimSlope == 40)
         #expect(sloped.spendsBySlope)
-        #expect(Setting.autoqualityDssimSlope.name == "AUTOQUALITY_DSSIM_SLOPE")
+        #expect(Settings.setting("AUTOQUALITY_DSSIM_SLOPE").name == "AUTOQUALITY_DSSIM_SLOPE")
     }
 
     @Test func theMaxResolutionHasABoundedDefaultAndTheScoringResolutionIsThumbdsOwn() throws {
@@ -449,15 +450,15 @@ struct AutoQualitySettingsTests {
         #expect(defaults.maxResolution == 5)
         #expect(defaults.applies(to: .jpeg, width: 2500, height: 2000))
         #expect(!defaults.applies(to: .jpeg, width: 2500, height: 2001))
-        #expect(try Self.autoQuality([.autoqualityMaxResolution: "0"], url: url).applies(to: .jpeg, width: 9000, height: 9000))
+        #expect(try Self.autoQuality(["AUTOQUALITY_MAX_RESOLUTION": "0"], url: url).applies(to: .jpeg, width: 9000, height: 9000))
 
         #expect(defaults.scoreResolution == 1)
-        #expect(try Self.autoQuality([.autoqualityScoreResolution: "2.5"], url: url).scoreResolution == 2.5)
-        #expect(Setting.autoqualityScoreResolution.environmentNames == ["THUMBD_AUTOQUALITY_SCORE_RESOLUTION"])
+        #expect(try Self.autoQuality(["AUTOQUALITY_SCORE_RESOLUTION": "2.5"], url: url).scoreResolution == 2.5)
+        #expect(Settings.setting("AUTOQUALITY_SCORE_RESOLUTION").environmentNames == ["THUMBD_AUTOQUALITY_SCORE_RESOLUTION"])
     }
 
     @Test func theMlMethodIsRefusedWithItsReason() {
-        let result = Settings.load { setting in [.autoqualityMethod: "ml"][setting].map { ($0, setting.name) } }
+        let result = Settings.load { setting in ["AUTOQUALITY_METHOD": "ml"][setting.name].map { ($0, setting.name) } }
         guard case .failure(let problems) = result else { Issue.record("expected problems"); return }
         #expect(problems.messages.count == 1)
         #expect(problems.messages.first?.contains("ml needs a neural network model") == true, "\(problems.messages)")

@@ -4,7 +4,7 @@ import Testing
 @testable import thumbd
 
 /// Every setting, URL option and subcommand the docs name is the code's, and the code's are all in
-/// the docs: read from the code's own lists (`Setting.allCases`, `OptionName.allCases`, the
+/// the docs: read from the code's own lists (`Settings.declared`, `OptionName.allCases`, the
 /// commands' configurations), so a name added, renamed or misspelt on either side fails here.
 @Suite(.timeLimit(.minutes(1)))
 struct DocsAgreeWithCodeTests {
@@ -29,8 +29,8 @@ struct DocsAgreeWithCodeTests {
 
     @Test func everySettingIsDocumented() throws {
         let text = try Self.userDocs().values.joined(separator: "\n")
-        for setting in Setting.allCases {
-            for name in setting.declaration.environmentNames {
+        for setting in Settings.declared {
+            for name in setting.environmentNames {
                 #expect(DocsVocabulary.mentions(text, name), "\(name) is in no doc")
             }
         }

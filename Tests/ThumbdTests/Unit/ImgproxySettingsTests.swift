@@ -18,9 +18,9 @@ struct ImgproxySettingsTests {
         try SettingSources(environment: environment).load().get()
     }
 
-    static var honoured: [String: Setting] {
-        Dictionary(uniqueKeysWithValues: Setting.allCases.compactMap { setting in
-            setting.declaration.imgproxyName.map { ($0, setting) }
+    static var honoured: [String: Setting<Settings>] {
+        Dictionary(uniqueKeysWithValues: Settings.declared.compactMap { setting in
+            setting.imgproxyName.map { ($0, setting) }
         })
     }
 
@@ -100,7 +100,7 @@ struct ImgproxySettingsTests {
                 }
             }
         }
-        let settings = Set(Setting.allCases.flatMap(\.environmentNames))
+        let settings = Set(Settings.declared.flatMap(\.environmentNames))
         #expect(used.contains("THUMBD_HTTP_PORT") && used.contains("THUMBD_KEY"))
         #expect(used.subtracting(settings).subtracting(EnvironmentNames.scripts).sorted() == [])
     }

@@ -93,7 +93,7 @@ struct PresetTests {
     /// A loop is skipped where it would start again (ImgproxyOptionParityTests reads one), so it is no
     /// problem at start either, as imgproxy starts with it.
     @Test func presetThatIncludesItselfIsNoProblemAtStart() {
-        #expect(ConfigurationTests.problems([.presets: "a=w:1/pr:a, b=pr:c, c=pr:b"]).isEmpty)
+        #expect(ConfigurationTests.problems(["PRESETS": "a=w:1/pr:a, b=pr:c, c=pr:b"]).isEmpty)
     }
 
     // MARK: Presets-only URLs
@@ -130,7 +130,7 @@ struct PresetTests {
         ("thumb", #""thumb" is not name=option/option/..."#),
     ])
     func brokenPresetIsAConfigurationProblemNamingIt(_ text: String, message: String) {
-        let problems = ConfigurationTests.problems([.presets: text])
+        let problems = ConfigurationTests.problems(["PRESETS": text])
 
         #expect(problems.count == 1, "\(problems)")
         #expect(problems.first?.hasPrefix("IMGPROXY_PRESETS=") == true)
@@ -138,7 +138,7 @@ struct PresetTests {
     }
 
     @Test func everyBrokenPresetIsNamedAtOnce() {
-        let problems = ConfigurationTests.problems([.presets: "a=w:x, b=h:y, ok=w:1"])
+        let problems = ConfigurationTests.problems(["PRESETS": "a=w:x, b=h:y, ok=w:1"])
 
         #expect(problems.count == 1)
         #expect(problems.first?.contains(#"preset "a": invalid w argument "x""#) == true, "\(problems)")
@@ -148,7 +148,7 @@ struct PresetTests {
     @Test func configurationGivesTheServerItsPresets() throws {
         // Given presets, presets-only mode and security options from the environment
         let configuration = try ConfigurationTests.load([
-            .presets: "default=q:70, safe=msfs:1000", .onlyPresets: "true", .allowSecurityOptions: "1", .insecure: "true",
+            "PRESETS": "default=q:70, safe=msfs:1000", "ONLY_PRESETS": "true", "ALLOW_SECURITY_OPTIONS": "1", "INSECURE": "true",
         ])
 
         // When the server's parser is made from it
@@ -162,9 +162,9 @@ struct PresetTests {
     }
 
     @Test func settingsAreImgproxys() {
-        #expect(Setting.presets.environmentNames == ["THUMBD_PRESETS", "IMGPROXY_PRESETS"])
-        #expect(Setting.onlyPresets.environmentNames == ["THUMBD_ONLY_PRESETS", "IMGPROXY_ONLY_PRESETS"])
-        #expect(Setting.allowSecurityOptions.environmentNames
+        #expect(Settings.setting("PRESETS").environmentNames == ["THUMBD_PRESETS", "IMGPROXY_PRESETS"])
+        #expect(Settings.setting("ONLY_PRESETS").environmentNames == ["THUMBD_ONLY_PRESETS", "IMGPROXY_ONLY_PRESETS"])
+        #expect(Settings.setting("ALLOW_SECURITY_OPTIONS").environmentNames
                 == ["THUMBD_ALLOW_SECURITY_OPTIONS", "IMGPROXY_ALLOW_SECURITY_OPTIONS"])
     }
 }

@@ -57,7 +57,7 @@ struct SecurityOptionTests {
 
     @Test func settingAllowsThemThroughTheConfiguration() throws {
         // Given ALLOW_SECURITY_OPTIONS in the environment
-        let configuration = try ConfigurationTests.load([.allowSecurityOptions: "true", .insecure: "true"])
+        let configuration = try ConfigurationTests.load(["ALLOW_SECURITY_OPTIONS": "true", "INSECURE": "true"])
         let parser = configuration.requestPathParser
 
         // Then the server's parser takes them

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ThumbFetch
+import ThumbRuntime
 @testable import thumbd
 
 /// Every setting is declared once; its names, the reading of every source, and the docs follow.
@@ -15,40 +16,39 @@ struct SettingDeclarationTests {
         let committed = try String(contentsOf: Self.docs, encoding: .utf8)
 
         // Then it is what `thumbd settings --markdown` prints now
-        #expect(committed == Setting.markdown, "regenerate it: thumbd settings --markdown > docs/configuration.md")
+        #expect(committed == Settings.markdown, "regenerate it: thumbd settings --markdown > docs/configuration.md")
     }
 
     /// The arguments that give `value` to a setting as a flag.
-    static func flagArguments(_ setting: Setting, _ value: String) -> [String] {
-        if case .flag = setting.declaration.value { return ["--\(setting.declaration.flag)"] }
-        return ["--\(setting.declaration.flag)", value]
+    static func flagArguments(_ setting: Setting<Settings>, _ value: String) -> [String] {
+        if case .flag = setting.kind { return ["--\(setting.flag)"] }
+        return ["--\(setting.flag)", value]
     }
 
     @Test func everySettingRoundTripsFromEachSource() throws {
-        for setting in Setting.allCases { try Self.roundTrip(setting) }
+        for setting in Settings.declared { try Self.roundTrip(setting) }
     }
 
-    static func roundTrip(_ setting: Setting) throws {
-        let declaration = setting.declaration
-        let value = if case .flag = declaration.value { "true" } else { "some value" }
+    static func roundTrip(_ setting: Setting<Settings>) throws {
+        let value = if case .flag = setting.kind { "true" } else { "some value" }
 
         // From THUMBD_, and IMGPROXY_ where imgproxy has the setting
-        for name in declaration.environmentNames {
+        for name in setting.environmentNames {
             let found = SettingSources(environment: [name: value]).lookup()(setting)
             #expect(found?.value == value && found?.origin == name, "\(name)")
         }
         // and from no IMGPROXY_ name but imgproxy's own for it
-        let sameName = "IMGPROXY_\(declaration.name)"
+        let sameName = "IMGPROXY_\(setting.name)"
         let unread = SettingSources(environment: [sameName: value]).lookup()(setting)
-        #expect((unread != nil) == (declaration.imgproxyName == declaration.name), "\(sameName)")
+        #expect((unread != nil) == (setting.imgproxyName == setting.name), "\(sameName)")
 
         // From the flag, both spellings
         let (flags, rest) = try SettingFlags.split(flagArguments(setting, value) + ["/path"])
         #expect(rest == ["/path"])
         let found = SettingSources(flags: flags, environment: [:]).lookup()(setting)
-        #expect(found?.value == value && found?.origin == "--\(declaration.flag)")
-        if case .flag = declaration.value {} else {
-            #expect(try SettingFlags.split(["--\(declaration.flag)=\(value)"]).settings == [setting: value])
+        #expect(found?.value == value && found?.origin == "--\(setting.flag)")
+        if case .flag = setting.kind {} else {
+            #expect(try SettingFlags.split(["--\(setting.flag)=\(value)"]).settings == [setting.name: value])
         }
     }
 
@@ -60,10 +60,10 @@ struct SettingDeclarationTests {
         let environment = ["THUMBD_CONFIG": file, "IMGPROXY_MAX_REDIRECTS": "3", "THUMBD_MAX_REDIRECTS": "2"]
 
         // Then each source wins over the ones after it
-        let load = { (flags: [Setting: String], environment: [String: String]) in
+        let load = { (flags: [String: String], environment: [String: String]) in
             try SettingSources(flags: flags, environment: environment).load().get()
         }
-        #expect(try load([.maxRedirects: "1"], environment).fetch.maxRedirects == 1)
+        #expect(try load(["MAX_REDIRECTS": "1"], environment).fetch.maxRedirects == 1)
         #expect(try load([:], environment).fetch.maxRedirects == 2)
         #expect(try load([:], environment.filter { $0.key != "THUMBD_MAX_REDIRECTS" }).fetch.maxRedirects == 3)
         #expect(try load([:], ["THUMBD_CONFIG": file]).fetch.maxRedirects == 4)
@@ -76,14 +76,14 @@ struct SettingDeclarationTests {
             .write(to: URL(fileURLWithPath: file))
         defer { unlink(file) }
 
-        let result = SettingSources(flags: [.config: file], environment: [:]).load()
+        let result = SettingSources(flags: ["CONFIG": file], environment: [:]).load()
 
         guard case .failure(let problems) = result else { Issue.record("workers 0 accepted"); return }
         #expect(problems.messages == ["workers in \(file)=\"0\": expected a whole number from 1 to 1024"])
-        let fixed = try SettingSources(flags: [.config: file, .workers: "2"], environment: [:]).load().get()
+        let fixed = try SettingSources(flags: ["CONFIG": file, "WORKERS": "2"], environment: [:]).load().get()
         #expect(fixed.allowedSources == SourceAllowList(prefixes: ["https://a.example/", "https://b.example/"]))
         #expect(fixed.options.onlyPresets)
-        #expect(SettingSources(flags: [.config: "/nonexistent.json"], environment: [:]).load().problemCount == 1)
+        #expect(SettingSources(flags: ["CONFIG": "/nonexistent.json"], environment: [:]).load().problemCount == 1)
     }
 
     @Test func aMisspeltKeyInTheSettingsFileIsAProblemNotADefault() throws {
@@ -91,7 +91,7 @@ struct SettingDeclarationTests {
         try Data(#"{"workers": 2, "max_src_file_sise": 1000}"#.utf8).write(to: URL(fileURLWithPath: file))
         defer { unlink(file) }
 
-        let result = SettingSources(flags: [.config: file], environment: [:]).load()
+        let result = SettingSources(flags: ["CONFIG": file], environment: [:]).load()
 
         guard case .failure(let problems) = result else { Issue.record("a misspelt key was accepted"); return }
         #expect(problems.messages == ["--config=\(file.debugDescription): no such setting: max_src_file_sise"])
@@ -130,14 +130,14 @@ struct EnvironmentFileTests {
             .write(to: URL(fileURLWithPath: file))
         defer { unlink(file) }
 
-        let settings = try SettingSources(flags: [.config: file], environment: ["THUMBD_WORKERS": "5"]).load().get()
+        let settings = try SettingSources(flags: ["CONFIG": file], environment: ["THUMBD_WORKERS": "5"]).load().get()
 
         #expect(settings.workers == 5)
         #expect(settings.logLevel == .debug)
         #expect(settings.signing.isConfigured)
 
         try Data("THUMBD_WORKERS=0\nTHUMBD_WORKRES=2\n".utf8).write(to: URL(fileURLWithPath: file))
-        guard case .failure(let problems) = SettingSources(flags: [.config: file], environment: [:]).load() else {
+        guard case .failure(let problems) = SettingSources(flags: ["CONFIG": file], environment: [:]).load() else {
             Issue.record("a misspelt name was accepted")
             return
         }

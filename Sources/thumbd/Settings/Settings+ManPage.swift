@@ -1,8 +1,9 @@
 import ArgumentParser
+import ThumbRuntime
 
 /// thumbd(1): the subcommands from the command line's own declarations and every setting from the
 /// settings' declarations, in man(7) markup, so that the page cannot fall behind either.
-extension Setting {
+extension Settings {
     public static func manPage(version: String) -> String {
         var lines = [
             #".TH THUMBD 1 "" "thumbd \#(roff(version))" "User Commands""#,
@@ -23,14 +24,13 @@ extension Setting {
             "Each setting is a flag, an environment variable and an entry of the settings file.",
             "Secret values (keys, salts, credentials) are never printed.",
         ]
-        for setting in allCases {
-            let declaration = setting.declaration
+        for declaration in declared {
             lines.append(".TP")
             lines.append(#"\fB\-\-\#(roff(declaration.flag))\fR"#)
             lines.append(roff(declaration.details ?? declaration.help))
             lines.append(".br")
             lines.append("Environment: " + declaration.environmentNames.map { #"\fB\#(roff($0))\fR"# }.joined(separator: ", ") + ".")
-            if let value = declaration.defaultText {
+            if let value = declaration.defaultText(in: defaults) {
                 lines.append(".br")
                 lines.append("Default: " + roff(value) + ".")
             }
