@@ -17,7 +17,6 @@ public enum EvictionPolicy: String, Sendable, CaseIterable {
     case probation
 
     /// The share of the cache (bytes and entries after eviction) that probation keeps: W-TinyLFU's
-    /// window; on bench/eviction's crawler traces 1 % missed fewer than 3 % (and than 5 and 10 %
-    /// when hits still let a thumbnail out of probation).
+    /// window, sized on bench/eviction's crawler traces (bench/EVICTION.md).
     static let probationPercent: UInt64 = 1
 }

@@ -8,7 +8,7 @@ extension MagickImage {
     /// Shrink-on-load for PNG, which has no reduced decode of its own: libpng's rows are averaged
     /// in squares as they come, down to no less than twice the size asked for, so the render's
     /// own resize still does the filtering. ImageMagick's reader first holds every pixel at 16
-    /// bits per channel: calla.png (3700x2400) for 300x200 cost 183 ms of CPU that way.
+    /// bits per channel, which costs a large PNG's thumbnail most of its CPU.
     /// Returns false, with nothing read, when the shrink is too small to pay, for an interlaced
     /// PNG, or when libpng fails or warns: the caller reads the file whole, and ImageMagick judges it.
     func readPNG(_ bytes: [UInt8], header: MagickImage, scaledFor size: (width: Int, height: Int)) -> Bool {

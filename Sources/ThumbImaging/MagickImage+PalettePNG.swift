@@ -8,9 +8,9 @@ import ThumbRuntime
 
 extension MagickImage {
     /// A palette PNG (colour type 3) of at most `colors` colours, alpha included, quantised by
-    /// libimagequant at libvips's speed (4, its effort 7), without libvips's dithering: a flat
-    /// graphic takes a third of its truecolour bytes at SSIMULACRA2 95 or more (bench/palette).
-    /// ImageMagick's own quantiser lost the transparency or kept one bit of it.
+    /// libimagequant at libvips's speed (4, its effort 7), without libvips's dithering, which
+    /// cost bytes and score (bench/palette). ImageMagick's own quantiser lost the transparency or
+    /// kept one bit of it.
     func encodePalettePNG(colors: Int) throws(ThumbError) -> [UInt8] {
         try checkEncoderBudget("a palette PNG")
         let (width, height) = (self.width, self.height)

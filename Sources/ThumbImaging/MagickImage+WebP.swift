@@ -4,13 +4,13 @@ import ThumbRuntime
 
 extension MagickImage {
     /// Shrink-on-load for WebP: libwebp scales while it decodes, row by row, where ImageMagick's
-    /// reader first decodes every pixel at 16 bits per channel. A 4096x4096 WebP for a 300x200
-    /// thumbnail cost 1.75 s of CPU and 247 MB that way. Decodes at twice the size asked for
+    /// reader first decodes every pixel at 16 bits per channel, for seconds of CPU and hundreds of
+    /// megabytes on a large WebP. Decodes at twice the size asked for
     /// (never above the source), so the render's own resize still does the filtering and the
     /// thumbnail stays as sharp; keeps the ICC and EXIF profiles as ImageMagick's reader does.
     /// With a `window` (source pixels), decodes only that part, scaled for `size`: libwebp stops
-    /// parsing below it and neither filters nor scales what lies outside (a 4096x4096 photo cut
-    /// for a 300x200 fill: 15 % less CPU). Returns false, having read nothing, for an animation
+    /// parsing below it and neither filters nor scales what lies outside. Returns false, having
+    /// read nothing, for an animation
     /// (`readAnimatedWebP` decodes those).
     func readWebP(_ bytes: [UInt8], window: PixelRect?, scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
         var config = WebPDecoderConfig()
@@ -37,9 +37,8 @@ extension MagickImage {
             config.options.scaled_width = Int32(width)
             config.options.scaled_height = Int32(height)
         }
-        // A large picture's filtering and scaling run on a second thread while the first parses,
-        // for the same pixels and CPU: a 4096x4096 photo's fill takes 285 ms, not 304 (dwebp -mt),
-        // and the slowest of bench/run's cold thumbnails at c4 comes 4 % sooner.
+        // A large picture's filtering and scaling run on a second thread while the first parses:
+        // the same pixels and CPU, sooner.
         let parsed = Int(config.input.width) * (window.map { $0.y + $0.height } ?? Int(config.input.height))
         config.options.use_threads = parsed >= 4_000_000 ? 1 : 0
         let alpha = config.input.has_alpha != 0

@@ -4,9 +4,9 @@ import Glibc
 
 /// A progressive JPEG at 1/8 scale, from its DC scans alone. At that scale each 8x8 block is one
 /// pixel, its DC coefficient: `(DC x quantizer + 4) >> 3 + 128`, as libjpeg computes it. The DC
-/// scans are 5 to 15 % of a photo's bytes. libjpeg, handed a progressive file, first allocates and
-/// zeroes coefficient arrays for the whole image (3 bytes a pixel), and on this machine faulting
-/// in that fresh memory cost half of such a render's CPU; this needs one coefficient a block.
+/// scans are a small part of a photo's bytes. libjpeg, handed a progressive file, first allocates
+/// and zeroes coefficient arrays for the whole image (3 bytes a pixel), and faulting in that fresh
+/// memory dominates such a render's CPU; this needs one coefficient a block.
 /// The pixels are libjpeg's, but for 4:2:0 chroma: libjpeg shades each chroma block's 2x2 pixels
 /// from its first AC coefficients, this repeats the block's value (a thumbnail is encoded with
 /// chroma at half its own size anyway).

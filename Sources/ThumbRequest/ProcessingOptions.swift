@@ -66,8 +66,8 @@ public struct ProcessingOptions: Sendable, Hashable {
     /// it, as libvips and mozjpeg do: at high quality 4:2:0's colour loss is the error left, and
     /// caps the score whatever the quality. 0 never subsamples, 101 always does.
     public var subsampleBelow = 90
-    /// How hard libwebp searches (its method, imgproxy's WEBP_EFFORT), 1 to 6: 6 writes 3-6 % fewer
-    /// bytes than libwebp's default 4 at equal SSIMULACRA2, for 11 to 16 % more render CPU, paid
+    /// How hard libwebp searches (its method, imgproxy's WEBP_EFFORT), 1 to 6: 6 writes fewer bytes
+    /// than libwebp's default 4 at equal SSIMULACRA2 for more render CPU (bench/README.md), paid
     /// once a thumbnail. A setting, not a URL option, and not in the key: it changes a file's
     /// bytes, not what it shows.
     public var webpEffort = 6

@@ -5,10 +5,10 @@ import Glibc
 import ThumbRuntime
 
 /// Watches the connections of requests not yet answered, on a thread of its own, for nginx closing
-/// its end, as it does when its own client leaves. A miss waits for its job or its deadline, and
-/// used to keep its connection's descriptor until then: clients that asked and left could take
-/// thumbd to its descriptor limit. Now such a connection is closed at once; the job goes on for
-/// the others.
+/// its end, as it does when its own client leaves. A miss waits for its job or its deadline; a
+/// connection kept open that long for a client that left would let clients that ask and leave
+/// take thumbd to its descriptor limit, so such a connection is closed at once, and the job goes
+/// on for the others.
 ///
 /// nginx never half-closes a FastCGI connection, so the end of its sending side means it has
 /// gone; a client that shut down its sending side after its request would be taken for gone too.

@@ -200,21 +200,16 @@ struct Service {
     /// Buffers of a megabyte or more (originals, pixel rows, encoded thumbnails) get their own
     /// mapping, unmapped when freed, and threads share one arena per core. glibc's default
     /// raises its mapping threshold up to 32 MiB after the first large free and keeps such
-    /// buffers in per-thread arenas, so a burst of renders stayed resident: 353 MiB five
-    /// seconds after 19 photos rendered twice at 4 clients, 193 MiB with this (originals held).
-    /// glibc.malloc.hugetlb=1 once took a tenth off a render's CPU by faulting these in as huge
-    /// pages; with today's leaner decoders it saves nothing measurable (42.9 against 43.2 ms a
-    /// thumbnail), while the heap in huge pages kept 14 MiB resident a minute after a cold load
-    /// like bench/run's, 6 MiB without (malloc_trim's holes did not stay empty; khugepaged, which
-    /// collapses a range with up to 511 of 512 pages missing here, is the likely cause). Unset.
+    /// buffers in per-thread arenas, so a burst of renders stays resident. glibc.malloc.hugetlb
+    /// stays unset: it saves no measurable CPU and keeps more of the heap resident.
     private static func returnLargeBuffersToTheSystem() {
         mallopt(M_MMAP_THRESHOLD, 1 << 20)
         mallopt(M_ARENA_MAX, Int32(System.coreCount))
     }
 
     /// Once renders pause, hands back the pages freed inside malloc's arenas: large buffers are
-    /// unmapped when freed, but the smaller ones of a burst leave free holes that stay resident
-    /// (94 MiB a minute after bench/run's cold load, 55 MiB idle). Trims 5, 10 and 15 s after the
+    /// unmapped when freed, but the smaller ones of a burst leave free holes that stay resident.
+    /// Trims 5, 10 and 15 s after the
     /// last render, so also after the originals it fetched are let go (10 s by default).
     /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
     /// for Swift's cooperative pool.
