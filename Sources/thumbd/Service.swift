@@ -209,8 +209,8 @@ struct Service {
 
     /// Once renders pause, hands back the pages freed inside malloc's arenas: large buffers are
     /// unmapped when freed, but the smaller ones of a burst leave free holes that stay resident.
-    /// Trims 5, 10 and 15 s after the
-    /// last render, so also after the originals it fetched are let go (10 s by default).
+    /// Trims 5, 10 and 15 s after the last render, so also after the originals it fetched are
+    /// let go (10 s by default).
     /// On a thread of its own: a trim takes the arenas' locks and walks them, which is no work
     /// for Swift's cooperative pool.
     private static func returnFreedMemoryWhenIdle(renderPool: BlockingPool) {
