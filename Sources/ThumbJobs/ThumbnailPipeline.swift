@@ -23,9 +23,14 @@ public struct ThumbnailPipeline: Sendable {
     public let logger: Logger
     public let fallback: FallbackImageSource?
     private let recentFallbacks: RecentFallbacks
+    /// The HTTP status of a failure, which the server alone decides: for the job's log line, and
+    /// for a fallback image answered with the status of the failure it stands in for.
+    private let status: @Sendable (ThumbError) -> Int
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
-                metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil) {
+                metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil,
+                status: @escaping @Sendable (ThumbError) -> Int) {
+        self.status = status
         self.sources = sources
         self.renderer = renderer
         self.renderPool = renderPool
@@ -121,7 +126,7 @@ public struct ThumbnailPipeline: Sendable {
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
         let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback,
-                                  fallbackStatus: fallback.status ?? error.status)
+                                  fallbackStatus: fallback.status ?? status(error))
         recentFallbacks.keep(thumbnail, for: request.key)
         return .success(thumbnail)
     }
@@ -193,7 +198,7 @@ public struct ThumbnailPipeline: Sendable {
     private func log(_ job: Ran, of request: ThumbnailRequest, documentURI: String, requestID: String,
                      totalMilliseconds: Int) {
         let outcome = job.outcome
-        let level: Logger.Level = if case .failure(let error) = outcome { error.logLevel } else { .info }
+        let level: Logger.Level = if case .failure(let error) = outcome { error.logLevel(status: status(error)) } else { .info }
         logger.log(level: level, job.did, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(requestID)",
@@ -210,7 +215,7 @@ public struct ThumbnailPipeline: Sendable {
                 metadata["type"] = "\(thumbnail.fallback == nil ? "made" : "fallback")"
                 metadata["bytes"] = "\(thumbnail.bytes.count)"
             case .failure(let error):
-                metadata["status"] = "\(error.status)"
+                metadata["status"] = "\(status(error))"
                 metadata["type"] = "\(error.kind)"
                 metadata["error"] = "\(error)"
             }

@@ -190,7 +190,7 @@ public final class Metrics: Sendable {
 
     /// The answer to a request `requestStarted` counted: its status, the failure it tells of (if
     /// any) and how long it took.
-    public func answered(status: Int, error: ThumbError?, outcome: Outcome, after elapsed: Swift.Duration) {
+    public func answered(status: Int, error: (any ThumbFailure)?, outcome: Outcome, after elapsed: Swift.Duration) {
         requestsInProgress.end()
         statusCodes.increment(status)
         if let error { errors.increment(error.kind) }

@@ -1,7 +1,7 @@
-/// The one error type of thumbd: each case is a stage that can fail, and knows its HTTP status
-/// and the one sentence a client sees. What libcurl, ImageMagick or libwebp said, and details
-/// that would help an attacker, go to the log only (the case's text, `String(describing:)`).
-public enum ThumbError: Error, Equatable, Sendable {
+/// The one error type of thumbd: each case is a stage that can fail, and knows the one sentence
+/// a client sees. What libcurl, ImageMagick or libwebp said, and details that would help an
+/// attacker, go to the log only (the case's text, `String(describing:)`).
+public enum ThumbError: ThumbFailure, Equatable {
     /// The URL could not be parsed, an option is unknown, or an argument is invalid: imgproxy's
     /// "Invalid URL", a 404, so that clients written for imgproxy see what they expect.
     case invalidURL(String)
@@ -38,22 +38,6 @@ public enum ThumbError: Error, Equatable, Sendable {
     case deadlineExceeded
     /// Anything thumbd itself got wrong: a bug or the machine, never the client.
     case internalFailure(String)
-
-    public var status: Int {
-        switch self {
-        case .invalidURL: 404
-        case .badRequest: 400
-        case .forbidden, .sourceNotAllowed: 403
-        case .sourceNotFound, .expired: 404
-        case .sourceTooLarge: 413
-        case .unprocessable, .undecodable, .overLimit: 422
-        case .originFailed: 502
-        case .originTimeout: 504
-        case .overloaded: 503
-        case .deadlineExceeded: 504
-        case .internalFailure: 500
-        }
-    }
 
     /// One line for the response body.
     public var publicMessage: String {

@@ -147,8 +147,8 @@ public struct RequestHandler: Sendable {
             }
             return .miss(request)
         } catch {
-            log("error", incoming, status: error.status, type: error.kind, since: started, level: error.logLevel, error: error,
-                source: source)
+            log("error", incoming, status: error.status, type: error.kind, since: started,
+                level: error.logLevel(status: error.status), error: error, source: source)
             return .answered(errorResponse(error), .error)
         }
     }

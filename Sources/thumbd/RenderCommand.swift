@@ -105,7 +105,8 @@ struct RenderCommand: ParsableCommand {
             default: detail = error.publicMessage
             }
             StandardError.write("thumbd render: \(detail)\n")
-            throw ExitCode(error.status == 400 ? 2 : 1)
+            if case .badRequest = error { throw ExitCode(2) }
+            throw ExitCode(1)
         }
     }
 }

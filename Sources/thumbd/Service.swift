@@ -87,7 +87,8 @@ struct Service {
             store: CacheStore(index: cache.index),
             metrics: metrics,
             logger: logger,
-            fallback: fallback
+            fallback: fallback,
+            status: { $0.status }
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let readiness = Readiness(pipeline: pipeline, logger: logger)
