@@ -26,7 +26,12 @@ public struct CachePurge: Sendable {
     public func url(_ url: String) throws(ThumbError) -> Removed {
         let rawPath = RequestTarget.path(of: url)
         guard let documentURI = URIDecoding.decodedPath(rawPath) else { throw .badRequest("path has bad escapes or dot segments") }
-        let request = try parser.parse(rawPath: rawPath)
+        let request: ThumbnailRequest
+        do throws(RequestFailure) {
+            request = try parser.parse(rawPath: rawPath)
+        } catch {
+            throw ThumbError(error)
+        }
         let paths = Set(CachePath.everyName(signature: request.signature, documentURI: documentURI).map(\.relative))
         let key = CacheIndex.keyHash(request.key)
         return try removingKeys { $0.keyHash == key || paths.contains($0.path) }

@@ -23,14 +23,13 @@ public struct ThumbnailPipeline: Sendable {
     public let logger: Logger
     public let fallback: FallbackImageSource?
     private let recentFallbacks: RecentFallbacks
-    /// The HTTP status of a failure, which the server alone decides: for the job's log line, and
-    /// for a fallback image answered with the status of the failure it stands in for.
-    private let status: @Sendable (ThumbError) -> Int
+    /// The server's answer to a failure, for the job's log line and a fallback image's status.
+    private let answers: @Sendable (any ThumbFailure) -> FailureAnswer
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
                 metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil,
-                status: @escaping @Sendable (ThumbError) -> Int) {
-        self.status = status
+                answers: @escaping @Sendable (any ThumbFailure) -> FailureAnswer) {
+        self.answers = answers
         self.sources = sources
         self.renderer = renderer
         self.renderPool = renderPool
@@ -126,7 +125,7 @@ public struct ThumbnailPipeline: Sendable {
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
         let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback,
-                                  fallbackStatus: fallback.status ?? status(error))
+                                  fallbackStatus: fallback.status ?? answers(error).status)
         recentFallbacks.keep(thumbnail, for: request.key)
         return .success(thumbnail)
     }
@@ -198,7 +197,7 @@ public struct ThumbnailPipeline: Sendable {
     private func log(_ job: Ran, of request: ThumbnailRequest, documentURI: String, requestID: String,
                      totalMilliseconds: Int) {
         let outcome = job.outcome
-        let level: Logger.Level = if case .failure(let error) = outcome { error.logLevel(status: status(error)) } else { .info }
+        let level: Logger.Level = if case .failure(let error) = outcome { answers(error).logLevel } else { .info }
         logger.log(level: level, job.did, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(requestID)",
@@ -215,7 +214,7 @@ public struct ThumbnailPipeline: Sendable {
                 metadata["type"] = "\(thumbnail.fallback == nil ? "made" : "fallback")"
                 metadata["bytes"] = "\(thumbnail.bytes.count)"
             case .failure(let error):
-                metadata["status"] = "\(status(error))"
+                metadata["status"] = "\(answers(error).status)"
                 metadata["type"] = "\(error.kind)"
                 metadata["error"] = "\(error)"
             }

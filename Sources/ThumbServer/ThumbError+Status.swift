@@ -1,8 +1,7 @@
 import ThumbRuntime
 
 extension ThumbError {
-    /// The HTTP status a client gets for the failure: decided here, at the edge, and nowhere
-    /// below (the jobs are given this to log and to answer a fallback image with).
+    /// The HTTP status a client gets for the failure: decided here, at the edge, and nowhere below.
     public var status: Int {
         switch self {
         case .invalidURL: 404

@@ -88,7 +88,7 @@ struct Service {
             metrics: metrics,
             logger: logger,
             fallback: fallback,
-            status: { $0.status }
+            answers: FailureAnswer.init(for:)
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let readiness = Readiness(pipeline: pipeline, logger: logger)

@@ -192,7 +192,7 @@ extension Settings {
         reader.bool(.returnAttachment) { base.returnAttachment = $0 }
         reader.read(.skipProcessingFormats) { text in
             guard let option = URLOption(segment: Substring("skp:" + list(text).joined(separator: ":"))) else { return }
-            do throws(ThumbError) {
+            do throws(RequestFailure) {
                 try OptionParser().apply(option, to: &base)
             } catch {
                 throw InvalidValue(expected: "expected formats, comma-separated: \(error.publicMessage)")
