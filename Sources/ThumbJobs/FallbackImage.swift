@@ -32,7 +32,7 @@ public struct FallbackImage: Sendable {
         public init() {}
 
         /// The fallback image these bytes make, answered as configured.
-        func image(_ bytes: [UInt8]) throws(ThumbError) -> FallbackImage {
+        func image(_ bytes: [UInt8]) throws(ImagingFailure) -> FallbackImage {
             guard let format = ContentSniffer.format(of: bytes) else {
                 throw .unprocessable("the fallback image \(ContentSniffer.refusal(of: bytes))")
             }

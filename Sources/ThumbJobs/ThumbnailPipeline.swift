@@ -119,7 +119,11 @@ public struct ThumbnailPipeline: Sendable {
         }
         let renderer = self.renderer
         let rendered = await renderPool.runCatching { () throws(ThumbError) in
-            try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+            do throws(ImagingFailure) {
+                return try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+            } catch {
+                throw ThumbError(error)
+            }
         }
         metrics.increment(.fallbackRenders)
         guard case .success(let image) = rendered else { return outcome }
@@ -154,18 +158,23 @@ public struct ThumbnailPipeline: Sendable {
         let bytes: [UInt8]
         let format: ImageFormat
         if request.passesThrough(source.format.asOutput) {
-            let passed = try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
+            let passed: Renderer.Rendered
+            do throws(ImagingFailure) {
+                passed = try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
+            } catch {
+                throw ThumbError(error)
+            }
             (bytes, format) = (passed.bytes, passed.format)
         } else {
             metrics.increment(.renders)
             let rendered: Renderer.Rendered
-            do throws(ThumbError) {
-                rendered = try metrics.measure(.render) { () throws(ThumbError) in
+            do throws(ImagingFailure) {
+                rendered = try metrics.measure(.render) { () throws(ImagingFailure) in
                     try renderer.render(source.bytes, sourceFormat: source.format, options: options)
                 }
             } catch {
                 metrics.recordSourceBytes(source.bytes.count, .error)
-                throw error
+                throw ThumbError(error)
             }
             metrics.recordSourceBytes(source.bytes.count, .ok)
             metrics.recordResultBytes(rendered.bytes.count)

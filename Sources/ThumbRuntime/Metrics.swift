@@ -199,7 +199,7 @@ public final class Metrics: Sendable {
 
     /// Runs `work`, a download or a render on a pool's thread, counted in progress while it runs
     /// and timed by how it ended.
-    public func measure<T>(_ span: Span, _ work: () throws(ThumbError) -> T) throws(ThumbError) -> T {
+    public func measure<T, Failure: Error>(_ span: Span, _ work: () throws(Failure) -> T) throws(Failure) -> T {
         let running = spansInProgress[span]
         running?.begin()
         defer { running?.end() }

@@ -70,7 +70,7 @@ struct RenderCommand: ParsableCommand {
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
         let started = ContinuousClock.now
         let startedCPU = Self.processCPUMilliseconds()
-        let rendered = try report { () throws(ThumbError) in
+        let rendered = try report { () throws(ImagingFailure) in
             try Renderer(configuration: render).render(source, sourceFormat: sourceFormat, options: processing)
         }
         let elapsed = ContinuousClock.now - started
@@ -100,7 +100,7 @@ struct RenderCommand: ParsableCommand {
         do throws(Failure) {
             return try body()
         } catch {
-            let detail = if case .internalFailure(let why)? = error as? ThumbError { "internal error: \(why)" } else { error.publicMessage }
+            let detail = if case .internalFailure(let why)? = error as? ImagingFailure { "internal error: \(why)" } else { error.publicMessage }
             StandardError.write("thumbd render: \(detail)\n")
             if case .badRequest? = error as? RequestFailure { throw ExitCode(2) }
             throw ExitCode(1)

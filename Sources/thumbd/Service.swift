@@ -61,7 +61,7 @@ struct Service {
         let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
         let fallback: FallbackImageSource
-        do throws(ThumbError) {
+        do throws(ImagingFailure) {
             fallback = try FallbackImageSource(configuration.fallback)
         } catch {
             logger.critical("cannot use the fallback image", metadata: ["error": "\(error)"])
