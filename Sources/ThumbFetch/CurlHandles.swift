@@ -7,7 +7,7 @@ final class CurlHandles: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [CurlEasy] = []
 
-    func take() throws(ThumbError) -> CurlEasy {
+    func take() throws(FetchFailure) -> CurlEasy {
         if let handle = lock.withLock({ idle.popLast() }) { return handle }
         return try CurlEasy()
     }

@@ -41,7 +41,12 @@ public final class FallbackImageSource: Sendable {
     /// True when the image is in place; `pause`: seconds until the next try, for the log.
     private func attempt(_ url: String, fetcher: OriginFetcher, logger: Logger, pause: Double) -> Bool {
         do throws(ThumbError) {
-            let body = try fetcher.fetch(url).body
+            let body: [UInt8]
+            do throws(FetchFailure) {
+                body = try fetcher.fetch(url).body
+            } catch {
+                throw ThumbError(error)
+            }
             let image: FallbackImage
             do throws(ImagingFailure) {
                 image = try settings.image(body)

@@ -77,16 +77,24 @@ public struct SourceStage: Sendable {
         metrics.increment(.originFetches)
         let (fetcher, metrics) = (self.fetcher, self.metrics)
         let response = await pool.runCatching { () throws(ThumbError) in
-            try metrics.measure(.fetch) { () throws(ThumbError) in try fetcher.fetch(url) }
+            do throws(FetchFailure) {
+                return try metrics.measure(.fetch) { () throws(FetchFailure) in try fetcher.fetch(url) }
+            } catch {
+                throw ThumbError(error)
+            }
         }
         hosts.release(host)
         return response
     }
 
     private func readLocal(_ url: String) async -> Result<OriginFetcher.Response, ThumbError> {
-        guard let reader = localReader else { return .failure(LocalFileReader.notEnabled) }
+        guard let reader = localReader else { return .failure(ThumbError(LocalFileReader.notEnabled)) }
         return await pool.runCatching { () throws(ThumbError) in
-            OriginFetcher.Response(body: try reader.read(url), contentType: nil)
+            do throws(FetchFailure) {
+                return OriginFetcher.Response(body: try reader.read(url), contentType: nil)
+            } catch {
+                throw ThumbError(error)
+            }
         }
     }
 }

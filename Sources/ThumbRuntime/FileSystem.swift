@@ -103,7 +103,7 @@ package enum FileSystem {
     }
 
     /// The same, with the caller turning the errno into its error (a missing file can be a 404).
-    package static func retrying<T: BinaryInteger>(_ call: () -> T, failure: (Int32) -> ThumbError) throws(ThumbError) -> T {
+    package static func retrying<T: BinaryInteger, Failure: Error>(_ call: () -> T, failure: (Int32) -> Failure) throws(Failure) -> T {
         while true {
             let result = call()
             if result >= 0 { return result }

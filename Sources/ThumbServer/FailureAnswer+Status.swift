@@ -1,4 +1,5 @@
 import Logging
+import ThumbFetch
 import ThumbJobs
 import ThumbRequest
 import ThumbRuntime
@@ -11,6 +12,8 @@ extension FailureAnswer {
         let status = Self.status(of: failure)
         let level: Logger.Level = if status >= 500 {
             .warning
+        } else if case .sourceNotAllowed? = failure as? FetchFailure {
+            .notice
         } else if case .sourceNotAllowed? = failure as? ThumbError {
             .notice
         } else {
@@ -24,6 +27,7 @@ extension FailureAnswer {
     public static func status(of failure: any ThumbFailure) -> Int {
         switch failure {
         case let failure as RequestFailure: failure.status
+        case let failure as FetchFailure: failure.status
         case let failure as ThumbError: failure.status
         default: 500
         }

@@ -132,7 +132,7 @@ public struct RequestHandler: Sendable {
         } catch {
             return refused(error, incoming, started: started, source: nil)
         }
-        do throws(ThumbError) {
+        do throws(FetchFailure) {
             try sourceRules.current.allowedSources.check(parsed.sourceURL)
         } catch {
             return refused(error, incoming, started: started, source: parsed.sourceURL)

@@ -1,4 +1,5 @@
 import Foundation
+import ThumbFetch
 import ThumbRuntime
 
 /// Asks nginx for every path, `concurrency` at a time, each asker on a thread of its own with
@@ -27,7 +28,7 @@ public final class WarmRun: @unchecked Sendable {
     private var asking = 0
     private var stopped = false
     private var abandoning = false
-    private var startFailure: ThumbError?
+    private var startFailure: FetchFailure?
     private var tally: WarmTally
 
     public init(paths: [String], configuration: Configuration) {
@@ -39,7 +40,7 @@ public final class WarmRun: @unchecked Sendable {
     /// Asks for every path (or until stopped) and returns the tally. `onResult` is called for each
     /// path as its answer arrives, one call at a time, with the tally that includes it.
     /// Throws when libcurl cannot even make a handle.
-    public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(ThumbError) -> WarmTally {
+    public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(FetchFailure) -> WarmTally {
         let askers = max(1, min(configuration.concurrency, paths.count))
         condition.withLock { self.askers = askers }
         for index in 0..<askers {
@@ -80,7 +81,7 @@ public final class WarmRun: @unchecked Sendable {
             }
         }
         let client: WarmClient
-        do throws(ThumbError) {
+        do throws(FetchFailure) {
             client = try WarmClient(server: configuration.server, timeoutSeconds: configuration.timeoutSeconds,
                                     accept: configuration.accept, shouldAbandon: { [self] in condition.withLock { abandoning } })
         } catch {
