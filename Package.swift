@@ -59,7 +59,7 @@ let package = Package(
             dependencies: ["ThumbRequest", "ThumbRuntime", "CSharedMemory", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .target(name: "ThumbJobs", dependencies: ["ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime"]),
-        .target(name: "ThumbServer", dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "CFastCGI"]),
+        .target(name: "ThumbServer", dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CFastCGI"]),
         .executableTarget(
             name: "thumbd",
             dependencies: [

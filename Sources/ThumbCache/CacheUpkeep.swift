@@ -20,7 +20,7 @@ public final class CacheUpkeep: Sendable {
     /// upkeep thread once, not once each.
     private let wakeRequested = Atomic(false)
 
-    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
+    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(CacheFailure) {
         self.index = index
         self.logger = logger
         scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
@@ -74,7 +74,7 @@ public final class CacheUpkeep: Sendable {
     /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
     /// dead process left, keep the bounds.
     private func keepUp(waiting: Bool = false) {
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try index.followReplacement()
             try index.claimOrphanedScan()
             try evictor.runOnce(waiting: waiting)
@@ -93,7 +93,7 @@ public final class CacheUpkeep: Sendable {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
         NamedThread.start("thumbd-scan") { [self] in
             System.runInBackground()
-            do throws(ThumbError) {
+            do throws(CacheFailure) {
                 try index.checkSlotsAfterStart()
                 try scan.run(fill: index.takeScanRequest())
             } catch {

@@ -40,13 +40,3 @@ public struct FallbackImage: Sendable {
         }
     }
 }
-
-extension ThumbError {
-    /// The source failed, not the request: a broken, missing or refused original, or its origin.
-    var fallsBack: Bool {
-        switch self {
-        case .sourceNotFound, .sourceTooLarge, .unprocessable, .undecodable, .overLimit, .originFailed, .originTimeout: true
-        case .invalidURL, .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
-        }
-    }
-}

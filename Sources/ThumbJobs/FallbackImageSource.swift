@@ -40,18 +40,18 @@ public final class FallbackImageSource: Sendable {
 
     /// True when the image is in place; `pause`: seconds until the next try, for the log.
     private func attempt(_ url: String, fetcher: OriginFetcher, logger: Logger, pause: Double) -> Bool {
-        do throws(ThumbError) {
+        do throws(JobFailure) {
             let body: [UInt8]
             do throws(FetchFailure) {
                 body = try fetcher.fetch(url).body
             } catch {
-                throw ThumbError(error)
+                throw .fetch(error)
             }
             let image: FallbackImage
             do throws(ImagingFailure) {
                 image = try settings.image(body)
             } catch {
-                throw ThumbError(error)
+                throw .imaging(error)
             }
             loaded.withLock { $0 = image }
             logger.info("fallback image loaded", metadata: ["bytes": "\(image.bytes.count)"])

@@ -93,7 +93,10 @@ public struct ThumbnailPipeline: Sendable {
         // Stored already under another spelling of the URL, and still there: linked, not made
         // again. Only a key this process remembers storing costs a trip to the pool (the disk).
         if let stored = store.lastStored(request.key), case .success(let linked?) = await renderPool.runCatching({
-            () throws(ThumbError) in try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
+            () throws(JobFailure) in
+            try carried(JobFailure.cache) { () throws(CacheFailure) in
+                try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
+            }
         }) {
             // Answered from its file (X-Accel-Redirect): its bytes are not read.
             return (.success(Thumbnail(bytes: [], format: linked.format, stored: linked)), "linked", 0, 0)
@@ -102,7 +105,7 @@ public struct ThumbnailPipeline: Sendable {
         let source = await sources.source(for: request.sourceURL)
         let fetched = DispatchTime.now()
         let outcome = await source.asyncFlatMap { source in
-            await renderPool.runCatching { () throws(ThumbError) in
+            await renderPool.runCatching { () throws(JobFailure) in
                 try pipeline.renderAndPublish(source, request: request, documentURI: documentURI)
             }
         }
@@ -118,11 +121,9 @@ public struct ThumbnailPipeline: Sendable {
             return outcome
         }
         let renderer = self.renderer
-        let rendered = await renderPool.runCatching { () throws(ThumbError) in
-            do throws(ImagingFailure) {
-                return try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
-            } catch {
-                throw ThumbError(error)
+        let rendered = await renderPool.runCatching { () throws(JobFailure) in
+            try carried(JobFailure.imaging) { () throws(ImagingFailure) in
+                try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
             }
         }
         metrics.increment(.fallbackRenders)
@@ -139,7 +140,7 @@ public struct ThumbnailPipeline: Sendable {
     /// Called on the waiters' thread, off the cooperative pool: the link is a quick disk call.
     private func spelled(_ outcome: JobOutcome, as request: ThumbnailRequest, documentURI: String) -> JobOutcome {
         guard case .success(let thumbnail) = outcome, let stored = thumbnail.stored else { return outcome }
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             let own = try store.link(request, documentURI: documentURI, to: stored)
             return .success(Thumbnail(bytes: thumbnail.bytes, format: thumbnail.format, stored: own))
         } catch {
@@ -150,19 +151,16 @@ public struct ThumbnailPipeline: Sendable {
     }
 
     private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,
-                                  documentURI: String) throws(ThumbError) -> Thumbnail {
+                                  documentURI: String) throws(JobFailure) -> Thumbnail {
         let options = request.options
         if let limit = options.maxSourceFileSize, source.bytes.count > limit {
-            throw .sourceTooLarge(limit: limit)
+            throw .fetch(.sourceTooLarge(limit: limit))
         }
         let bytes: [UInt8]
         let format: ImageFormat
         if request.passesThrough(source.format.asOutput) {
-            let passed: Renderer.Rendered
-            do throws(ImagingFailure) {
-                passed = try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
-            } catch {
-                throw ThumbError(error)
+            let passed = try carried(JobFailure.imaging) { () throws(ImagingFailure) in
+                try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
             }
             (bytes, format) = (passed.bytes, passed.format)
         } else {
@@ -174,7 +172,7 @@ public struct ThumbnailPipeline: Sendable {
                 }
             } catch {
                 metrics.recordSourceBytes(source.bytes.count, .error)
-                throw ThumbError(error)
+                throw .imaging(error)
             }
             metrics.recordSourceBytes(source.bytes.count, .ok)
             metrics.recordResultBytes(rendered.bytes.count)
@@ -188,7 +186,7 @@ public struct ThumbnailPipeline: Sendable {
     /// A thumbnail that cannot be stored is still answered; the next request tries again. A full
     /// disk fails every store until space comes back: the log says so once, and once when it ends.
     private func publish(_ bytes: [UInt8], at path: CachePath, for request: ThumbnailRequest) -> CachePath? {
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try store.publish(bytes, at: path, key: request.key, sourceURL: request.sourceURL)
             if storeFailures.end() { logger.notice("storing thumbnails works again") }
             return path

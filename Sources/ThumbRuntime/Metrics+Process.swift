@@ -26,7 +26,7 @@ extension Metrics {
         /// A scrape that cannot read /proc goes without these figures, and says nothing wrong.
         func update() {
             let stats: ProcessStats
-            do throws(ThumbError) {
+            do throws(SystemFailure) {
                 stats = try ProcessStats.read()
             } catch {
                 return

@@ -1,5 +1,7 @@
 import Logging
+import ThumbCache
 import ThumbFetch
+import ThumbImaging
 import ThumbJobs
 import ThumbRequest
 import ThumbRuntime
@@ -12,9 +14,7 @@ extension FailureAnswer {
         let status = Self.status(of: failure)
         let level: Logger.Level = if status >= 500 {
             .warning
-        } else if case .sourceNotAllowed? = failure as? FetchFailure {
-            .notice
-        } else if case .sourceNotAllowed? = failure as? ThumbError {
+        } else if case .sourceNotAllowed? = Self.stageFailure(failure) as? FetchFailure {
             .notice
         } else {
             .info
@@ -22,14 +22,21 @@ extension FailureAnswer {
         self.init(status: status, logLevel: level)
     }
 
-    /// Each stage's failures have theirs; a failure of a kind the server does not know is thumbd's
-    /// own mistake.
+    /// Each stage's failures have theirs; a job's are those of the stage that failed.
     public static func status(of failure: any ThumbFailure) -> Int {
-        switch failure {
+        switch stageFailure(failure) {
         case let failure as RequestFailure: failure.status
         case let failure as FetchFailure: failure.status
-        case let failure as ThumbError: failure.status
+        case let failure as ImagingFailure: failure.status
+        case let failure as CacheFailure: failure.status
+        case JobFailure.overloaded: 503
+        case let failure as ServerFailure: failure.status
+        // SystemFailure, and a failure of a kind the server does not know: thumbd's own mistake.
         default: 500
         }
+    }
+
+    private static func stageFailure(_ failure: any ThumbFailure) -> any ThumbFailure {
+        (failure as? JobFailure)?.stageFailure ?? failure
     }
 }

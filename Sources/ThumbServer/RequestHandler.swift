@@ -69,8 +69,8 @@ public struct RequestHandler: Sendable {
         let handler = self
         // Once the job has answered, the deadline finds nothing left to send.
         deadlines.add {
-            guard once.send(.error(ThumbError.deadlineExceeded)) else { return }
-            handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started,
+            guard once.send(.error(ServerFailure.deadlineExceeded)) else { return }
+            handler.log("deadline", incoming, status: 504, type: ServerFailure.deadlineExceeded.kind, since: started,
                         source: request.sourceURL)
         }
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
@@ -193,7 +193,7 @@ public struct RequestHandler: Sendable {
 
     /// An error's answer; its line is logged where it happened (here, or by the job).
     private func errorResponse(_ error: any ThumbFailure) -> OutgoingResponse {
-        guard case .overloaded? = error as? ThumbError else { return .error(error) }
+        guard case .overloaded? = error as? JobFailure else { return .error(error) }
         return .error(error, headers: [("Retry-After", "1")])
     }
 

@@ -27,11 +27,12 @@ struct Service {
     /// After `Signals.startWithDefaults`, before any thread starts.
     func run() throws {
         let activatedSocket: Int32?
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             activatedSocket = try ActivatedSocket.take()
         } catch {
-            guard case .internalFailure(let why) = error else { throw error }
-            StandardError.write("thumbd: \(why)\n")
+            switch error {
+            case .internalFailure(let why): StandardError.write("thumbd: \(why)\n")
+            }
             throw ExitCode(2)
         }
         Self.returnLargeBuffersToTheSystem()
@@ -104,7 +105,7 @@ struct Service {
         )
         // Listening before thumbd answers: a scrape that follows its first answer finds it.
         if let bind = configuration.prometheusBind {
-            do throws(ThumbError) {
+            do throws(SystemFailure) {
                 try MetricsListener(bind, logger: logger) { pipeline.scrapeMetrics() }.start()
             } catch {
                 logger.critical("cannot answer metrics", metadata: ["error": "\(error)"])
@@ -136,7 +137,7 @@ struct Service {
             Self.reload(from: configuration, into: handler, fetcher: fetcher, index: index, logger: logger)
         }
         Signals.take(handlers)
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             try server.run()
         } catch {
             // Not serving is a failure: exit non-zero so that systemd restarts thumbd.
@@ -169,7 +170,7 @@ struct Service {
                          metadata: ["problems": "INSECURE changes how thumbnails are named: restart thumbd to switch it"])
             return
         }
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try removeServedFiles(of: new.signing, in: index, logger: logger)
         } catch {
             logger.error("reload refused; the settings in use stay", metadata: [
@@ -194,7 +195,7 @@ struct Service {
     /// signature newly trusted at a reload stored as a key's) would be served for every URL that
     /// carries it. Gone before any request is taken under these settings.
     private static func removeServedFiles(of signing: SignatureVerifier, in index: CacheIndex,
-                                          logger: Logger) throws(ThumbError) {
+                                          logger: Logger) throws(CacheFailure) {
         let removed = try index.removeServedFiles(of: signing.trustedSignatures)
         guard removed.files > 0 else { return }
         logger.warning("removed files stored under a trusted signature, which nginx served for any URL carrying it",
