@@ -17,10 +17,10 @@ public struct SourceStage: Sendable {
     public let recent: RecentSources
     public let failures: FailureMemory
     public let coalescer = Coalescer<String, SourceOutcome>()
-    public let metrics: Metrics
+    public let metrics: JobMetrics
 
     public init(fetcher: OriginFetcher, localReader: LocalFileReader?, pool: BlockingPool, hosts: HostLimiter,
-                recent: RecentSources, failures: FailureMemory, metrics: Metrics) {
+                recent: RecentSources, failures: FailureMemory, metrics: JobMetrics) {
         self.fetcher = fetcher
         self.localReader = localReader
         self.pool = pool

@@ -19,7 +19,7 @@ public struct ThumbnailPipeline: Sendable {
     public let store: CacheStore
     public let coalescer = ThumbnailCoalescer()
     private let storeFailures = FailureStreak()
-    public let metrics: Metrics
+    public let metrics: JobMetrics
     public let logger: Logger
     public let fallback: FallbackImageSource?
     private let recentFallbacks: RecentFallbacks
@@ -27,7 +27,7 @@ public struct ThumbnailPipeline: Sendable {
     private let answers: @Sendable (any ThumbFailure) -> FailureAnswer
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
-                metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil,
+                metrics: JobMetrics, logger: Logger, fallback: FallbackImageSource? = nil,
                 answers: @escaping @Sendable (any ThumbFailure) -> FailureAnswer) {
         self.answers = answers
         self.sources = sources
@@ -38,6 +38,7 @@ public struct ThumbnailPipeline: Sendable {
         self.logger = logger
         self.fallback = fallback
         recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.settings.maxAge ?? 0))
+        registerMetrics()
     }
 
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the

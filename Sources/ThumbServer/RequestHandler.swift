@@ -22,6 +22,7 @@ public struct RequestHandler: Sendable {
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
+    private let metrics: ServerMetrics
     public let logger: Logger
 
     /// Metrics in Prometheus' text format, for a client that shows the token (`MetricsAccess`).
@@ -40,11 +41,11 @@ public struct RequestHandler: Sendable {
         self.readiness = readiness
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
+        metrics = ServerMetrics(registry: pipeline.metrics.registry)
         self.logger = logger
     }
 
     private var store: CacheStore { pipeline.store }
-    private var metrics: Metrics { pipeline.metrics }
 
     /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
     /// error, the metrics, health) is answered at once on the calling worker thread; a miss hands
@@ -106,7 +107,7 @@ public struct RequestHandler: Sendable {
 
     private enum Prepared {
         /// With the outcome a thumbnail request's duration is recorded under.
-        case answered(OutgoingResponse, Metrics.Outcome?)
+        case answered(OutgoingResponse, ServerMetrics.Outcome?)
         case miss(ThumbnailRequest)
     }
 
@@ -150,7 +151,7 @@ public struct RequestHandler: Sendable {
         let request = parsed.negotiating(negotiation, accept: incoming.accept)
         // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
         if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
-            metrics.increment(.storedFileAnswers)
+            metrics.storedFileAnswered()
             store.index.touch(stored.relative)
             log("stored", incoming, status: 200, type: "stored", since: started, level: .debug, source: parsed.sourceURL)
             return .answered(storedAnswer(stored, made: false, for: request), .stored)
@@ -201,6 +202,6 @@ public struct RequestHandler: Sendable {
         OutgoingResponse(status: 200, headers: [
             ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
             ("Cache-Control", "no-store"),
-        ], body: Array(pipeline.scrapeMetrics().utf8))
+        ], body: Array(pipeline.metrics.registry.scrape().utf8))
     }
 }

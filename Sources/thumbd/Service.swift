@@ -59,7 +59,9 @@ struct Service {
         try Self.removeServedFiles(of: configuration.signing, in: cache.index, logger: logger)
         cache.start()
         let limits = configuration.limits
-        let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
+        let registry = MetricsRegistry(namespace: configuration.prometheusNamespace)
+        cache.index.registerMetrics(in: registry)
+        let metrics = JobMetrics(registry: registry, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
         let fallback: FallbackImageSource
         do throws(ImagingFailure) {
@@ -106,7 +108,7 @@ struct Service {
         // Listening before thumbd answers: a scrape that follows its first answer finds it.
         if let bind = configuration.prometheusBind {
             do throws(SystemFailure) {
-                try MetricsListener(bind, logger: logger) { pipeline.scrapeMetrics() }.start()
+                try MetricsListener(bind, logger: logger) { registry.scrape() }.start()
             } catch {
                 logger.critical("cannot answer metrics", metadata: ["error": "\(error)"])
                 throw ExitCode(2)

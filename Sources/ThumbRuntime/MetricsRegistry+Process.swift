@@ -1,6 +1,6 @@
 import Prometheus
 
-extension Metrics {
+extension MetricsRegistry {
     /// The process_* metrics every Prometheus client library exports, under their usual names
     /// (never namespaced), set from /proc when scraped.
     struct ProcessGauges: Sendable {
