@@ -28,14 +28,15 @@ public struct RequestHandler: Sendable {
     /// Metrics in Prometheus' text format, for a client that shows the token (`MetricsAccess`).
     public static let metricsPath = "/_thumbd/metrics"
 
-    /// The allowed sources are the fetcher's (`pipeline.sources.fetcher.sourceRules`), so that a
-    /// reload changes them for the first URL and for every redirect at once.
-    public init(parser: RequestPathParser, negotiation: FormatNegotiation = FormatNegotiation(),
+    /// - Parameter sourceRules: the fetcher's own, so that a reload changes the allowed sources
+    ///   for the first URL and for every redirect at once.
+    package init(parser: RequestPathParser, sourceRules: Reloadable<SourceRules>,
+                negotiation: FormatNegotiation = FormatNegotiation(),
                 pipeline: ThumbnailPipeline, readiness: Readiness, deadline: Double,
                 metricsAccess: MetricsAccess = MetricsAccess(token: nil), logger: Logger) {
         rules = Reloadable(RequestRules(parser: parser))
         self.metricsAccess = Reloadable(metricsAccess)
-        sourceRules = pipeline.sources.fetcher.sourceRules
+        self.sourceRules = sourceRules
         self.negotiation = negotiation
         self.pipeline = pipeline
         self.readiness = readiness

@@ -98,6 +98,7 @@ struct Service {
         readiness.start()
         let handler = RequestHandler(
             parser: configuration.requestPathParser,
+            sourceRules: fetcher.sourceRules,
             negotiation: configuration.negotiation,
             pipeline: pipeline,
             readiness: readiness,
