@@ -31,7 +31,8 @@ extension FailureAnswer {
         case let failure as CacheFailure: failure.status
         case JobFailure.overloaded: 503
         case let failure as ServerFailure: failure.status
-        // SystemFailure, and a failure of a kind the server does not know: thumbd's own mistake.
+        case is SystemFailure: 500
+        // A failure of a kind the server does not know is thumbd's own mistake.
         default: 500
         }
     }
