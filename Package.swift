@@ -58,8 +58,16 @@ let package = Package(
             name: "ThumbCache",
             dependencies: ["ThumbRequest", "ThumbRuntime", "CSharedMemory", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        .target(name: "ThumbJobs", dependencies: ["ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime"]),
-        .target(name: "ThumbServer", dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "CFastCGI"]),
+        .target(
+            name: "ThumbJobs",
+            dependencies: ["ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",
+                           .product(name: "Prometheus", package: "swift-prometheus")]
+        ),
+        .target(
+            name: "ThumbServer",
+            dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CFastCGI",
+                           .product(name: "Prometheus", package: "swift-prometheus")]
+        ),
         .executableTarget(
             name: "thumbd",
             dependencies: [

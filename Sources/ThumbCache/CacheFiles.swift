@@ -53,9 +53,9 @@ struct CacheFiles: Sendable {
     private func inDirectory<T>(of path: String, _ body: (borrowing FileDescriptor, String) -> T) -> T? {
         guard Self.isWellFormed(path) else { return nil }
         let segments = path.split(separator: "/")
-        let failure = { (code: Int32) in ThumbError.internalFailure("\(path): \(String(cString: strerror(code)))") }
+        let failure = { (code: Int32) in CacheFailure.internalFailure("\(path): \(String(cString: strerror(code)))") }
         let directory: FileDescriptor
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             let top = try SymlinkFreeWalk.openRoot(root, failure: failure)
             directory = try SymlinkFreeWalk.openDirectory(Array(segments.dropLast()), beneath: top, failure: failure)
         } catch {

@@ -13,7 +13,7 @@ extension CacheIndex {
     /// taken for a victim of the rest). A key's files go together. Returns what was removed, and
     /// in how many batches.
     func evict(bytes: UInt64, entries: Int, policy: EvictionPolicy, now: UInt64,
-               limit: Int = keysPerBatch) throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
+               limit: Int = keysPerBatch) throws(CacheFailure) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
         let plan = EvictionPlan(self, policy: policy, freeing: RankCut.Amount(bytes: bytes, entries: entries), now: now)
         var cursor = 0
         var removed = (keys: 0, files: 0, bytes: UInt64(0), batches: 0)
@@ -34,7 +34,7 @@ extension CacheIndex {
     /// an entry changing meanwhile only makes the choice a little off. Under `probation`, the keys
     /// let out of probation are marked so, under the lock.
     func keysToEvict(bytes: UInt64, entries: Int, policy: EvictionPolicy, now: UInt64 = Clock.milliseconds(),
-                     limit: Int = keysPerBatch) throws(ThumbError) -> Set<UInt64> {
+                     limit: Int = keysPerBatch) throws(CacheFailure) -> Set<UInt64> {
         let need = RankCut.Amount(bytes: bytes, entries: entries)
         var asked = need
         var plan = EvictionPlan(self, policy: policy, freeing: asked, now: now)
@@ -60,18 +60,18 @@ extension CacheIndex {
     /// Runs `body` unless another process (it holds the index's second byte) or, unless `waiting`,
     /// another thread of this one is evicting; nil then. With `waiting`, after this process's
     /// eviction in progress ends.
-    func whileEvicting<T>(waiting: Bool = false, _ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
-        var outcome: Result<T?, ThumbError>?
+    func whileEvicting<T>(waiting: Bool = false, _ body: () throws(CacheFailure) -> T) throws(CacheFailure) -> T? {
+        var outcome: Result<T?, CacheFailure>?
         if waiting {
-            evicting.withLock { _ in outcome = Result { () throws(ThumbError) in try whileEvictionLocked(body) } }
+            evicting.withLock { _ in outcome = Result { () throws(CacheFailure) in try whileEvictionLocked(body) } }
         } else {
-            evicting.withLockIfAvailable { _ in outcome = Result { () throws(ThumbError) in try whileEvictionLocked(body) } }
+            evicting.withLockIfAvailable { _ in outcome = Result { () throws(CacheFailure) in try whileEvictionLocked(body) } }
         }
         return try outcome?.get()
     }
 
     /// `whileEvicting`'s work, once no other thread of this process evicts.
-    private func whileEvictionLocked<T>(_ body: () throws(ThumbError) -> T) throws(ThumbError) -> T? {
+    private func whileEvictionLocked<T>(_ body: () throws(CacheFailure) -> T) throws(CacheFailure) -> T? {
         let mapping = current
         guard cshm_lock_byte(mapping.file.raw, 1, 0) == 0 else { return nil }
         defer { _ = cshm_unlock_byte(mapping.file.raw, 1) }

@@ -15,7 +15,7 @@ extension CacheIndex {
         let path: String
     }
 
-    func reserveLocked(_ mapping: IndexMapping, _ record: Record) throws(ThumbError) {
+    func reserveLocked(_ mapping: IndexMapping, _ record: Record) throws(CacheFailure) {
         let hash = FNV1a.hash64(record.path)
         let now = clock()
         if let slot = mapping.findSlot(hash, matchingPath: record.path) {
@@ -35,7 +35,7 @@ extension CacheIndex {
         guard count < mapping.layout.capacity else { throw .internalFailure("cache index is full (\(count) entries)") }
         guard CacheFiles.isWellFormed(record.path) else { throw .internalFailure("not a cache path: \(record.path)") }
         let slot: Int
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             slot = try freeSlotLocked(mapping)
         } catch {
             // Fewer entries than slots, yet none free: slots were written over. Free them, and
@@ -65,7 +65,7 @@ extension CacheIndex {
                 settleSlotLocked(mapping, slot)
             }
         } else if files.info(record.path) != nil {
-            do throws(ThumbError) {
+            do throws(CacheFailure) {
                 try reserveLocked(mapping, record)
                 if let slot = mapping.findSlot(hash, matchingPath: record.path) { settleSlotLocked(mapping, slot) }
             } catch {
@@ -245,7 +245,7 @@ extension CacheIndex {
     }
 
     /// A free slot below the mark when entries were freed there, else the first never used.
-    private func freeSlotLocked(_ mapping: IndexMapping) throws(ThumbError) -> Int {
+    private func freeSlotLocked(_ mapping: IndexMapping) throws(CacheFailure) -> Int {
         let inUse = mapping.slotsInUse
         if mapping.count(H.entryCount) < inUse {
             var slot = mapping.count(H.freeCursor) % inUse

@@ -8,7 +8,7 @@ extension CacheIndex {
     /// entry, and those the index does not count (a rebuilt index the scan has not filled yet).
     /// Called before the start-up scan, which would otherwise count them again.
     @discardableResult
-    public func removeServedFiles(of signatures: [String]) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+    public func removeServedFiles(of signatures: [String]) throws(CacheFailure) -> (files: Int, bytes: UInt64) {
         let paths = Set(signatures.flatMap { CachePath.servedNames(signature: $0) }.map(\.relative))
         guard !paths.isEmpty else { return (0, 0) }
         var removed = try remove { paths.contains($0.path) }

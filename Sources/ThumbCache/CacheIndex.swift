@@ -56,13 +56,13 @@ public final class CacheIndex: Sendable {
     /// Opens the index at `path` for the cache at `root`, or makes a new one when there is none,
     /// it is damaged, or it was made for fewer entries (one made for more is kept: lowering
     /// CACHE_MAX_ENTRIES evicts down to it, and rescans nothing).
-    public convenience init(root: String, path: String, maxEntries: Int) throws(ThumbError) {
+    public convenience init(root: String, path: String, maxEntries: Int) throws(CacheFailure) {
         try self.init(root: root, path: path, maxEntries: maxEntries, files: CacheFiles(root: root),
                       clock: Clock.milliseconds)
     }
 
     init(root: String, path: String, maxEntries: Int, files: any CacheDisk,
-         clock: @escaping @Sendable () -> UInt64) throws(ThumbError) {
+         clock: @escaping @Sendable () -> UInt64) throws(CacheFailure) {
         self.root = root
         self.path = path
         self.files = files
@@ -87,15 +87,15 @@ public final class CacheIndex: Sendable {
     /// Checks every slot once, as an opener at start must: damaged slots go (and a scan is asked
     /// for), work that dead processes left half done is settled by the disk, the totals are
     /// recounted. Run by the start-up scan's thread before it scans.
-    public func checkSlotsAfterStart() throws(ThumbError) {
-        try withLock { mapping throws(ThumbError) in
+    public func checkSlotsAfterStart() throws(CacheFailure) {
+        try withLock { mapping throws(CacheFailure) in
             guard state.withLock({ state in defer { state.slotsUnchecked = false }; return state.slotsUnchecked }) else { return }
             if !repairLocked(mapping, checkingEverySlot: true, starting: true) { try rebuildLocked(replacing: mapping) }
         }
     }
 
     /// Opens an existing index whatever its size, for `thumbd cache`; nil when there is none.
-    public init?(existingAt path: String, root: String) throws(ThumbError) {
+    public init?(existingAt path: String, root: String) throws(CacheFailure) {
         guard let mapping = try IndexMapping.open(path) else { return nil }
         self.root = root
         self.path = path
@@ -217,11 +217,11 @@ public final class CacheIndex: Sendable {
     /// on disk. When the index has no room, nothing is published. A crash between the two leaves
     /// a pending entry that the next holder of the lock settles the same way. A rendered file is
     /// a miss, which the sketch counts as a request (a link is the same request's second path).
-    public func store(_ record: Record, publish: () throws(ThumbError) -> Void) throws(ThumbError) {
+    public func store(_ record: Record, publish: () throws(CacheFailure) -> Void) throws(CacheFailure) {
         if !record.isLink { uses.increment(record.keyHash) }
-        try withLock { mapping throws(ThumbError) in try reserveLocked(mapping, record) }
+        try withLock { mapping throws(CacheFailure) in try reserveLocked(mapping, record) }
         defer {
-            do throws(ThumbError) {
+            do throws(CacheFailure) {
                 try withLock { mapping in settleLocked(mapping, record) }
             } catch {
                 // The lock could not be taken: the entry stays pending and is settled later.
@@ -232,8 +232,8 @@ public final class CacheIndex: Sendable {
     }
 
     /// The same, for files found on disk by a scan: entries for paths not yet in the index.
-    public func adopt(_ records: [Record]) throws(ThumbError) {
-        try withLock { mapping throws(ThumbError) in
+    public func adopt(_ records: [Record]) throws(CacheFailure) {
+        try withLock { mapping throws(CacheFailure) in
             for record in records where mapping.findSlot(FNV1a.hash64(record.path), matchingPath: record.path) == nil {
                 try reserveLocked(mapping, record)
                 settleLocked(mapping, record)
@@ -242,7 +242,7 @@ public final class CacheIndex: Sendable {
     }
 
     /// Reads the sizes of these files again, and with `recount` the header's totals.
-    public func resettle(_ paths: [String], recount: Bool) throws(ThumbError) {
+    public func resettle(_ paths: [String], recount: Bool) throws(CacheFailure) {
         try withLock { mapping in
             for path in paths {
                 if let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path) { settleSlotLocked(mapping, slot) }
@@ -256,18 +256,18 @@ public final class CacheIndex: Sendable {
     /// Unlinks every file whose entry `select` picks, then frees the entries: in batches, with
     /// the files deleted outside the lock. Returns the files and bytes removed.
     @discardableResult
-    public func remove(where select: (IndexEntryView) -> Bool) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+    public func remove(where select: (IndexEntryView) -> Bool) throws(CacheFailure) -> (files: Int, bytes: UInt64) {
         try remove(among: { _ in true }, where: select)
     }
 
     /// Every file of these keys: a slot of another key is passed over before its path is read.
     @discardableResult
-    func remove(keys: Set<UInt64>) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+    func remove(keys: Set<UInt64>) throws(CacheFailure) -> (files: Int, bytes: UInt64) {
         try remove(among: { keys.contains($0.keyHash) }, where: { _ in true })
     }
 
     private func remove(among: (IndexEntry) -> Bool,
-                        where select: (IndexEntryView) -> Bool) throws(ThumbError) -> (files: Int, bytes: UInt64) {
+                        where select: (IndexEntryView) -> Bool) throws(CacheFailure) -> (files: Int, bytes: UInt64) {
         var cursor = 0
         var removed = (files: 0, bytes: UInt64(0))
         while true {
@@ -336,7 +336,7 @@ public final class CacheIndex: Sendable {
     }
 
     /// Every entry in use, with its path, taken under the lock.
-    public func entries() throws(ThumbError) -> [IndexEntryView] {
+    public func entries() throws(CacheFailure) -> [IndexEntryView] {
         try withLock { mapping in
             var views: [IndexEntryView] = []
             for slot in 0..<mapping.slotsInUse {
@@ -349,7 +349,7 @@ public final class CacheIndex: Sendable {
     }
 
     /// Writes the bounds the serving thumbd enforces into the header, for `thumbd cache stats`.
-    public func publishBounds(maxBytes: UInt64, maxEntries: Int, lowWaterPercent: Int) throws(ThumbError) {
+    public func publishBounds(maxBytes: UInt64, maxEntries: Int, lowWaterPercent: Int) throws(CacheFailure) {
         try withLock { mapping in
             typealias H = IndexLayout.Header
             mapping.store(maxBytes, at: H.maxBytes)
@@ -359,7 +359,7 @@ public final class CacheIndex: Sendable {
     }
 
     /// Marks the index as being filled by this process's scan (or done, with `false`).
-    public func setScanning(_ scanning: Bool) throws(ThumbError) {
+    public func setScanning(_ scanning: Bool) throws(CacheFailure) {
         try withLock { mapping in
             mapping.store(UInt64(scanning ? pid : 0), at: IndexLayout.Header.scanningPID)
         }
@@ -368,7 +368,7 @@ public final class CacheIndex: Sendable {
     /// How many purges this index has seen, read without the lock.
     public var purgeGeneration: UInt64 { current.load(IndexLayout.Header.purgeGeneration) }
 
-    public func notePurge() throws(ThumbError) {
+    public func notePurge() throws(CacheFailure) {
         try withLock { mapping in
             mapping.store((mapping.load(IndexLayout.Header.purgeGeneration) as UInt64) &+ 1, at: IndexLayout.Header.purgeGeneration)
         }
@@ -390,21 +390,21 @@ public final class CacheIndex: Sendable {
     /// Runs `body` holding this process's lock and the file's. On the way in it follows a file
     /// another process put in place, rebuilds one that was damaged, and repairs what a holder
     /// that died half-way left.
-    func withLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
-        var outcome: Result<T, ThumbError>?
-        changes.withLock { _ in outcome = Result { () throws(ThumbError) in try withFileLock(body) } }
+    func withLock<T>(_ body: (IndexMapping) throws(CacheFailure) -> T) throws(CacheFailure) -> T {
+        var outcome: Result<T, CacheFailure>?
+        changes.withLock { _ in outcome = Result { () throws(CacheFailure) in try withFileLock(body) } }
         return try outcome!.get()
     }
 
     /// `withLock`'s work, once this process's lock is held.
-    private func withFileLock<T>(_ body: (IndexMapping) throws(ThumbError) -> T) throws(ThumbError) -> T {
+    private func withFileLock<T>(_ body: (IndexMapping) throws(CacheFailure) -> T) throws(CacheFailure) -> T {
         var mapping = current
         while true {
             try mapping.lock()
             let onDisk = IndexMapping.FileIdentity.of(path)
             if onDisk != mapping.identity || !mapping.headerIsIntact {
                 let replacement: IndexMapping
-                do throws(ThumbError) {
+                do throws(CacheFailure) {
                     if onDisk != mapping.identity, let other = try IndexMapping.open(path) {
                         replacement = other
                     } else if mayRebuild {
@@ -437,7 +437,7 @@ public final class CacheIndex: Sendable {
 
     /// Puts an empty index in place of `old` (held locked by the caller) and asks for a scan.
     @discardableResult
-    private func rebuildLocked(replacing old: IndexMapping) throws(ThumbError) -> IndexMapping {
+    private func rebuildLocked(replacing old: IndexMapping) throws(CacheFailure) -> IndexMapping {
         let layout = old.headerIsIntact ? old.layout : wantedLayout
         let fresh = try IndexMapping.create(path, layout: layout)
         setCurrent(fresh)
@@ -459,13 +459,13 @@ public final class CacheIndex: Sendable {
 
     /// Maps the file another process put in place of ours (it rebuilt a damaged index), so
     /// hits are recorded in the index everyone uses; a no-op while ours is the one.
-    public func followReplacement() throws(ThumbError) {
+    public func followReplacement() throws(CacheFailure) {
         guard IndexMapping.FileIdentity.of(path) != current.identity else { return }
         try withLock { _ in }
     }
 
     /// Asks for a scan when the process filling the index died before it finished.
-    public func claimOrphanedScan() throws(ThumbError) {
+    public func claimOrphanedScan() throws(CacheFailure) {
         let scanner = UInt32(truncatingIfNeeded: current.load(IndexLayout.Header.scanningPID) as UInt64)
         guard scanner != 0, scanner != pid, !Self.isAlive(scanner) else { return }
         try withLock { mapping in

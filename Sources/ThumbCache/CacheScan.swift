@@ -32,14 +32,14 @@ public struct CacheScan: Sendable {
 
     /// Walks the directory; with `fill`, adopts every file the index does not know.
     @discardableResult
-    public func run(fill: Bool) throws(ThumbError) -> Outcome {
+    public func run(fill: Bool) throws(CacheFailure) -> Outcome {
         let started = DispatchTime.now()
         _ = Self.processStartedAt  // set by the first scan, which runs at start
         if fill { try index.setScanning(true) }
         var outcome = Outcome()
         var batch: [CacheIndex.Record] = []
         var adoption = Adoption()
-        var failure: ThumbError?
+        var failure: CacheFailure?
         let directories = DirectoryWalk.files(under: index.root) { path, info in
             let name = path[path.index(after: path.lastIndex(of: "/")!)...]
             if let writer = FileSystem.tempWriter(name) {
@@ -62,7 +62,7 @@ public struct CacheScan: Sendable {
             outcome.files += 1
             outcome.bytes += record.bytes
             if batch.count >= 256 {
-                do throws(ThumbError) { try index.adopt(batch) } catch { failure = error }
+                do throws(CacheFailure) { try index.adopt(batch) } catch { failure = error }
                 batch = []
             }
         }
@@ -72,7 +72,7 @@ public struct CacheScan: Sendable {
         }
         if fill {
             if failure == nil {
-                do throws(ThumbError) { try index.adopt(batch) } catch { failure = error }
+                do throws(CacheFailure) { try index.adopt(batch) } catch { failure = error }
             }
             // The bound waits for the scan; a scan cut short (the index is full) lets eviction
             // make room and asks to be run again, which adopts what is still uncounted.

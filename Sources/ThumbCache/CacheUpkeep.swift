@@ -18,7 +18,7 @@ public final class CacheUpkeep: Sendable {
     /// such store wakes the upkeep thread; a burst of them finds it awake.
     private let overBound = Monitor(false)
 
-    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(ThumbError) {
+    public init(index: CacheIndex, settings: CacheSettings, oldLayout: OldLayout, logger: Logger) throws(CacheFailure) {
         self.index = index
         self.logger = logger
         scan = CacheScan(index: index, oldLayout: oldLayout, logger: logger)
@@ -75,7 +75,7 @@ public final class CacheUpkeep: Sendable {
     /// One round, a few times a second: follow an index another process rebuilt, finish a scan a
     /// dead process left, keep the bounds.
     private func keepUp(waiting: Bool = false) {
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try index.followReplacement()
             try index.claimOrphanedScan()
             try evictor.runOnce(waiting: waiting)
@@ -94,7 +94,7 @@ public final class CacheUpkeep: Sendable {
         guard scanning.withLock({ busy in defer { busy = true }; return !busy }) else { return }
         OwnedThread.start(.scan) { [self] in
             System.runInBackground()
-            do throws(ThumbError) {
+            do throws(CacheFailure) {
                 try index.checkSlotsAfterStart()
                 try scan.run(fill: index.takeScanRequest())
             } catch {

@@ -37,7 +37,7 @@ public struct CacheVerifier: Sendable {
         }
     }
 
-    public func verify() throws(ThumbError) -> Report {
+    public func verify() throws(CacheFailure) -> Report {
         var report = Report()
         var disk: [String: stat] = [:]
         DirectoryWalk.files(under: index.root) { path, info in
@@ -82,7 +82,7 @@ public struct CacheVerifier: Sendable {
     /// Makes the index agree with the disk: entries of missing files go, unknown files are
     /// counted (grouped by what their attributes say), sizes are read again, temp files of dead
     /// writers are removed.
-    public func repair(_ report: Report) throws(ThumbError) {
+    public func repair(_ report: Report) throws(CacheFailure) {
         let missing = Set(report.missing)
         if !missing.isEmpty { try index.remove { missing.contains($0.path) } }
         var adoption = CacheScan.Adoption()

@@ -235,7 +235,7 @@ struct EvictionPlan {
     /// few thousand slots at a time, so stores wait for a batch, not for the index. A winner joins
     /// the rest at its most recently used end, as W-TinyLFU's admitted candidates do; one taken
     /// into room keeps its last use.
-    func admit(_ index: CacheIndex) throws(ThumbError) {
+    func admit(_ index: CacheIndex) throws(CacheFailure) {
         guard policy == .probation, candidatesEnd > 0, winnersFrom < UInt64.max else { return }
         var cursor = 0
         var more = true

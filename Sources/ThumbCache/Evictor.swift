@@ -50,10 +50,10 @@ public final class Evictor: Sendable {
     /// Returns what was removed, and in how many batches. With `waiting`, an eviction this process
     /// has under way is waited for, then the bounds looked at again.
     @discardableResult
-    public func runOnce(waiting: Bool = false) throws(ThumbError) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
+    public func runOnce(waiting: Bool = false) throws(CacheFailure) -> (keys: Int, files: Int, bytes: UInt64, batches: Int) {
         index.noteDirectoryBytes(index.files.directoryBytes())
         guard isPastABound(index.usage) else { return (0, 0, 0, 0) }
-        return try index.whileEvicting(waiting: waiting) { () throws(ThumbError) in
+        return try index.whileEvicting(waiting: waiting) { () throws(CacheFailure) in
             // An eviction waited for may have done the work.
             guard isPastABound(index.usage) else { return (0, 0, 0, 0) }
             let started = DispatchTime.now()

@@ -31,7 +31,7 @@ final class FrequencySketch: @unchecked Sendable {
 
     /// The sketch at `path` for an index of `capacity` entries; one of another size or not a
     /// sketch is made anew (it only holds hints).
-    init(path: String, capacity: Int) throws(ThumbError) {
+    init(path: String, capacity: Int) throws(CacheFailure) {
         (blocks, fileSize) = Self.size(capacity)
         if let existing = try Self.map(path, size: fileSize) {
             base = existing
@@ -42,7 +42,7 @@ final class FrequencySketch: @unchecked Sendable {
 
     /// A sketch of this process's own, for `thumbd cache`, which evicts nothing and leaves the
     /// file to the serving thumbd (one it made as another user would lock that thumbd out).
-    init(capacity: Int) throws(ThumbError) {
+    init(capacity: Int) throws(CacheFailure) {
         (blocks, fileSize) = Self.size(capacity)
         guard let base = mmap(nil, fileSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else {
             throw .internalFailure("mmap \(fileSize) bytes: \(String(cString: strerror(errno)))")
@@ -123,7 +123,7 @@ final class FrequencySketch: @unchecked Sendable {
 
     /// The existing sketch, or nil when there is none, it is not a regular file of `size` bytes,
     /// or its magic is wrong. A symbolic link is not followed.
-    private static func map(_ path: String, size: Int) throws(ThumbError) -> UnsafeMutableRawPointer? {
+    private static func map(_ path: String, size: Int) throws(CacheFailure) -> UnsafeMutableRawPointer? {
         let raw = Glibc.open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)
         guard raw >= 0 else {
             if errno == ENOENT || errno == ELOOP { return nil }
@@ -141,7 +141,7 @@ final class FrequencySketch: @unchecked Sendable {
     }
 
     /// A new, zeroed sketch, written beside `path` and renamed over it, as the index is made.
-    private static func create(_ path: String, size: Int) throws(ThumbError) -> UnsafeMutableRawPointer {
+    private static func create(_ path: String, size: Int) throws(CacheFailure) -> UnsafeMutableRawPointer {
         let temp = "\(path).new-\(getpid())"
         unlink(temp)  // left by a process of this pid that died making it
         let raw = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -150,13 +150,13 @@ final class FrequencySketch: @unchecked Sendable {
         // Its blocks now: pages without any fault with SIGBUS when the disk is full.
         let reserved = posix_fallocate(file.raw, 0, off_t(size))
         guard reserved == 0, let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, file.raw, 0), base != MAP_FAILED else {
-            let error = ThumbError.internalFailure("cannot make \(temp): \(String(cString: strerror(reserved != 0 ? reserved : errno)))")
+            let error = CacheFailure.internalFailure("cannot make \(temp): \(String(cString: strerror(reserved != 0 ? reserved : errno)))")
             unlink(temp)
             throw error
         }
         base.storeBytes(of: magic, toByteOffset: Header.magic, as: UInt64.self)
         guard rename(temp, path) == 0 else {
-            let error = ThumbError.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
+            let error = CacheFailure.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
             munmap(base, size)
             unlink(temp)
             throw error

@@ -41,7 +41,7 @@ final class IndexMapping: @unchecked Sendable {
 
     /// The index at `path`, or nil when there is none or it is not a valid index of this version
     /// (wrong magic, version, checksum or size): the caller then makes a new one.
-    static func open(_ path: String) throws(ThumbError) -> IndexMapping? {
+    static func open(_ path: String) throws(CacheFailure) -> IndexMapping? {
         let raw = Glibc.open(path, O_RDWR | O_CLOEXEC)
         if raw < 0 {
             if errno == ENOENT { return nil }
@@ -63,14 +63,14 @@ final class IndexMapping: @unchecked Sendable {
 
     /// A new, empty index, written beside `path` and renamed over it, so another process sees
     /// either the old file or the whole new one.
-    static func create(_ path: String, layout: IndexLayout) throws(ThumbError) -> IndexMapping {
+    static func create(_ path: String, layout: IndexLayout) throws(CacheFailure) -> IndexMapping {
         let temp = "\(path).new-\(getpid())"
         unlink(temp)  // left by a process of this pid that died making it
         let raw = Glibc.open(temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard raw >= 0 else { throw .internalFailure("create \(temp): \(String(cString: strerror(errno)))") }
         let file = FileDescriptor(owning: raw)
         let mapping: IndexMapping
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try reserve(file, bytes: layout.fileSize, path: path)
             var info = stat()
             guard fstat(file.raw, &info) == 0 else { throw .internalFailure("stat \(temp): \(String(cString: strerror(errno)))") }
@@ -81,7 +81,7 @@ final class IndexMapping: @unchecked Sendable {
         }
         mapping.writeHeader()
         guard rename(temp, path) == 0 else {
-            let error = ThumbError.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
+            let error = CacheFailure.internalFailure("rename \(temp): \(String(cString: strerror(errno)))")
             unlink(temp)
             throw error
         }
@@ -90,7 +90,7 @@ final class IndexMapping: @unchecked Sendable {
 
     /// Gives the file its blocks: a mapping whose pages have none faults with SIGBUS when the disk
     /// is full, which would take thumbd down instead of failing a store.
-    private static func reserve(_ file: borrowing FileDescriptor, bytes: Int, path: String) throws(ThumbError) {
+    private static func reserve(_ file: borrowing FileDescriptor, bytes: Int, path: String) throws(CacheFailure) {
         let result = posix_fallocate(file.raw, 0, off_t(bytes))
         guard result == 0 else {
             throw .internalFailure("cannot reserve \(bytes) bytes for the cache index \(path): \(String(cString: strerror(result)))"
@@ -99,7 +99,7 @@ final class IndexMapping: @unchecked Sendable {
     }
 
     private static func map(_ file: consuming FileDescriptor, layout: IndexLayout, identity: FileIdentity,
-                            path: String) throws(ThumbError) -> IndexMapping {
+                            path: String) throws(CacheFailure) -> IndexMapping {
         guard let base = mmap(nil, layout.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, file.raw, 0), base != MAP_FAILED else {
             throw .internalFailure("mmap \(path): \(String(cString: strerror(errno)))")
         }
@@ -238,7 +238,7 @@ final class IndexMapping: @unchecked Sendable {
 
     /// Blocks until this process holds the file's lock. The kernel drops it if the process dies,
     /// so a crash cannot leave it held.
-    func lock() throws(ThumbError) {
+    func lock() throws(CacheFailure) {
         while cshm_lock_byte(file.raw, 0, 1) != 0 {
             guard errno == EINTR else { throw .internalFailure("lock index: \(String(cString: strerror(errno)))") }
         }

@@ -43,7 +43,7 @@ public struct TraceReplay {
     }
 
     /// The requests of a trace: one a line, `KEY SIZE`; blank lines are skipped.
-    public static func parse(_ text: String) throws(ThumbError) -> [Request] {
+    public static func parse(_ text: String) throws(CacheFailure) -> [Request] {
         var requests: [Request] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -59,7 +59,7 @@ public struct TraceReplay {
     /// Replays `requests` in a scratch index under `directory`, reporting progress every
     /// `progressEvery` requests; `kept` are keys to look for at the end.
     public func run(_ requests: [Request], directory: String, kept: [Substring] = [],
-                    progress: (Int) -> Void = { _ in }, progressEvery: Int = 1_000_000) throws(ThumbError) -> Result {
+                    progress: (Int) -> Void = { _ in }, progressEvery: Int = 1_000_000) throws(CacheFailure) -> Result {
         let tick = Atomic<UInt64>(0)
         let disk = SimulatedDisk()
         let index = try CacheIndex(root: directory, path: directory + "/replay.index",
@@ -87,7 +87,7 @@ public struct TraceReplay {
             result.missedBytes &+= request.bytes
             let record = CacheIndex.Record(path: path, keyHash: Self.keyHash(request.key), sourceHash: 0,
                                            bytes: Int(clamping: request.bytes), isLink: false)
-            try index.store(record) { () throws(ThumbError) in disk.create(path, bytes: request.bytes) }
+            try index.store(record) { () throws(CacheFailure) in disk.create(path, bytes: request.bytes) }
             if evictor.overrun != .within { try evictor.runOnce() }
         }
         let current = index.current

@@ -8,7 +8,7 @@ package final class CurlEasy {
     /// reads them during the transfer, so each lives until it is replaced or the handle goes.
     private var lists: [UInt32: UnsafeMutablePointer<curl_slist>] = [:]
 
-    package init() throws(ThumbError) {
+    package init() throws(FetchFailure) {
         guard let handle = curl_easy_init() else { throw .internalFailure("curl_easy_init failed") }
         self.handle = handle
     }
@@ -18,35 +18,35 @@ package final class CurlEasy {
         lists.values.forEach { curl_slist_free_all($0) }
     }
 
-    package func set(_ option: CURLoption, _ value: Int) throws(ThumbError) {
+    package func set(_ option: CURLoption, _ value: Int) throws(FetchFailure) {
         try check(ccurl_setopt_long(handle, option, value), option)
     }
 
-    package func set(_ option: CURLoption, _ value: String) throws(ThumbError) {
+    package func set(_ option: CURLoption, _ value: String) throws(FetchFailure) {
         try check(ccurl_setopt_string(handle, option, value), option)
     }
 
-    package func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(ThumbError) {
+    package func set(_ option: CURLoption, _ value: UnsafeMutableRawPointer?) throws(FetchFailure) {
         try check(ccurl_setopt_pointer(handle, option, value), option)
     }
 
-    package func set(writeFunction: curl_write_callback) throws(ThumbError) {
+    package func set(writeFunction: curl_write_callback) throws(FetchFailure) {
         try check(ccurl_setopt_write(handle, writeFunction), CURLOPT_WRITEFUNCTION)
     }
 
-    func set(openSocketFunction: curl_opensocket_callback) throws(ThumbError) {
+    func set(openSocketFunction: curl_opensocket_callback) throws(FetchFailure) {
         try check(ccurl_setopt_opensocket(handle, openSocketFunction), CURLOPT_OPENSOCKETFUNCTION)
     }
 
-    package func set(progressFunction: curl_xferinfo_callback) throws(ThumbError) {
+    package func set(progressFunction: curl_xferinfo_callback) throws(FetchFailure) {
         try check(ccurl_setopt_xferinfo(handle, progressFunction), CURLOPT_XFERINFOFUNCTION)
     }
 
-    package func set(headers: [String]) throws(ThumbError) {
+    package func set(headers: [String]) throws(FetchFailure) {
         try set(CURLOPT_HTTPHEADER, list: headers)
     }
 
-    func set(_ option: CURLoption, list entries: [String]) throws(ThumbError) {
+    func set(_ option: CURLoption, list entries: [String]) throws(FetchFailure) {
         var list: UnsafeMutablePointer<curl_slist>?
         for entry in entries {
             list = curl_slist_append(list, entry)
@@ -100,7 +100,7 @@ package final class CurlEasy {
 
     package static func describe(_ code: CURLcode) -> String { String(cString: curl_easy_strerror(code)) }
 
-    private func check(_ code: CURLcode, _ option: CURLoption) throws(ThumbError) {
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(FetchFailure) {
         guard code == CURLE_OK else {
             throw .internalFailure("curl option \(option.rawValue): \(Self.describe(code))")
         }

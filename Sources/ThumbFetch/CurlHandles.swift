@@ -8,7 +8,7 @@ final class CurlHandles: @unchecked Sendable {
     private let lock = Mutex(())
     private var idle: [CurlEasy] = []
 
-    func take() throws(ThumbError) -> CurlEasy {
+    func take() throws(FetchFailure) -> CurlEasy {
         if let handle = lock.withLock({ _ in idle.popLast() }) { return handle }
         return try CurlEasy()
     }

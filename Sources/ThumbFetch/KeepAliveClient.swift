@@ -22,7 +22,7 @@ package final class KeepAliveClient {
     private let shouldAbandon: @Sendable () -> Bool
 
     package init(timeoutSeconds: Double, userAgent: String, headers: [String],
-                 shouldAbandon: @escaping @Sendable () -> Bool) throws(ThumbError) {
+                 shouldAbandon: @escaping @Sendable () -> Bool) throws(FetchFailure) {
         easy = try CurlEasy()
         self.shouldAbandon = shouldAbandon
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -41,7 +41,7 @@ package final class KeepAliveClient {
 
     /// The answer to a GET of `url`, keeping the values of the header `keeping`.
     package func get(_ url: String, keeping header: String) -> Result<Answer, Failure> {
-        do throws(ThumbError) {
+        do throws(FetchFailure) {
             try easy.set(CURLOPT_URL, url)
         } catch {
             return .failure(.unreachable("\(error)"))

@@ -17,7 +17,7 @@ import ThumbRuntime
 public struct LocalFileReader: Sendable {
     public static let scheme = "local://"
     /// The answer to a `local://` source when no root is configured.
-    public static let notEnabled = ThumbError.forbidden("local sources are not enabled")
+    public static let notEnabled = FetchFailure.forbidden("local sources are not enabled")
 
     /// As configured; resolved with realpath(3) on every read, so a root that is itself a symlink
     /// (a release directory, say) may be switched while thumbd runs.
@@ -37,7 +37,7 @@ public struct LocalFileReader: Sendable {
     /// The bytes of the file `url` names under the root: 403 for a path that is not absolute,
     /// holds a NUL or a `..` segment, or leads (through symlinks) outside the root; 404 for a
     /// missing file or anything but a regular file; 413 over `maxBytes`.
-    public func read(_ url: String) throws(ThumbError) -> [UInt8] {
+    public func read(_ url: String) throws(FetchFailure) -> [UInt8] {
         let path = try Self.relativePath(of: url)
         let rootPath = try Self.resolvedRoot(root)
         let resolved = try Self.resolve(root + path)
@@ -50,11 +50,11 @@ public struct LocalFileReader: Sendable {
         return try readRegularFile(resolved.dropFirst(inside.count).split(separator: "/"), under: rootPath)
     }
 
-    private static let outsideRoot = ThumbError.forbidden("local source is outside the local filesystem root")
+    private static let outsideRoot = FetchFailure.forbidden("local source is outside the local filesystem root")
 
     /// The path after `local://`, percent-decoded once, and checked after decoding, so `%2e%2e`
     /// and `%00` are refused exactly as `..` and a NUL are.
-    private static func relativePath(of url: String) throws(ThumbError) -> String {
+    private static func relativePath(of url: String) throws(FetchFailure) -> String {
         guard isLocal(url) else { throw .badRequest("not a local:// source") }
         guard let bytes = PercentDecoding.decode(url.utf8.dropFirst(scheme.utf8.count)) else {
             throw .badRequest("invalid percent-encoding in local source path")
@@ -74,14 +74,14 @@ public struct LocalFileReader: Sendable {
     }
 
     /// realpath(3): every symlink on the way followed, every `.` and `//` gone.
-    private static func resolve(_ path: String) throws(ThumbError) -> String {
+    private static func resolve(_ path: String) throws(FetchFailure) -> String {
         guard let resolved = realpath(path, nil) else { throw failure(errno, "local source") }
         defer { free(resolved) }
         return String(cString: resolved)
     }
 
     /// A root that is gone is the operator's problem (500), never the client's 404.
-    private static func resolvedRoot(_ root: String) throws(ThumbError) -> String {
+    private static func resolvedRoot(_ root: String) throws(FetchFailure) -> String {
         guard let resolved = realpath(root, nil) else {
             throw .internalFailure("local filesystem root \(root): \(String(cString: strerror(errno)))")
         }
@@ -95,7 +95,7 @@ public struct LocalFileReader: Sendable {
     /// checked before opening, because opening a FIFO blocks and opening a device may act on it;
     /// O_NONBLOCK covers a FIFO that appears in between, and fstat on the open descriptor decides
     /// what is read.
-    private func readRegularFile(_ components: [Substring], under rootPath: String) throws(ThumbError) -> [UInt8] {
+    private func readRegularFile(_ components: [Substring], under rootPath: String) throws(FetchFailure) -> [UInt8] {
         let root = try SymlinkFreeWalk.openRoot(rootPath) {
             Self.failure($0, "local filesystem root")
         }
@@ -128,7 +128,7 @@ public struct LocalFileReader: Sendable {
     /// A missing file is the client's 404; a path that leads through a symlink (ELOOP under
     /// O_NOFOLLOW) or into a directory thumbd may not read is 403, one out of the root (EXDEV
     /// under RESOLVE_BENEATH) too; the rest is thumbd's machine.
-    private static func failure(_ code: Int32, _ what: String) -> ThumbError {
+    private static func failure(_ code: Int32, _ what: String) -> FetchFailure {
         switch code {
         case ENOENT, ENOTDIR: .sourceNotFound
         case EXDEV: outsideRoot

@@ -15,7 +15,7 @@ struct OriginAddress {
     let address: IPAddress
 
     /// The first address of the URL's host the policy allows; 403 when it allows none.
-    init(of url: String, policy: AddressPolicy) throws(ThumbError) {
+    init(of url: String, policy: AddressPolicy) throws(FetchFailure) {
         (host, port) = try Self.hostAndPort(url)
         let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         var hints = addrinfo()
@@ -47,7 +47,7 @@ struct OriginAddress {
     }
 
     /// libcurl's own URL parser, so the host is the one curl will ask the proxy for.
-    private static func hostAndPort(_ url: String) throws(ThumbError) -> (String, Int) {
+    private static func hostAndPort(_ url: String) throws(FetchFailure) -> (String, Int) {
         guard let parsed = curl_url() else { throw .internalFailure("curl_url failed") }
         defer { curl_url_cleanup(parsed) }
         guard curl_url_set(parsed, CURLUPART_URL, url, 0) == CURLUE_OK else { throw .badRequest("invalid source URL") }

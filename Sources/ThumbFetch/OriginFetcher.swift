@@ -67,7 +67,7 @@ public struct OriginFetcher: Sendable {
     /// connections are reused), so that each hop gets the extra headers of its own URL (a token
     /// meant for one origin never follows a redirect to another) and is held to the allowed
     /// sources before anything connects to it.
-    public func fetch(_ url: String) throws(ThumbError) -> Response {
+    public func fetch(_ url: String) throws(FetchFailure) -> Response {
         if S3Object.isS3(url) { return try fetchS3(url) }
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw .forbidden("only http and https sources are allowed")
@@ -102,7 +102,7 @@ public struct OriginFetcher: Sendable {
     /// One signed GET, no redirect followed: S3 answers a bucket in another region with a 301 that
     /// a request signed for this region could not follow anyway. Temporary credentials S3 calls
     /// expired (a clock that drifted, a role's session cut short) are renewed and the GET sent once more.
-    private func fetchS3(_ url: String) throws(ThumbError) -> Response {
+    private func fetchS3(_ url: String) throws(FetchFailure) -> Response {
         let rules = sourceRules.current
         let object = try S3Object(url: url)
         let easy = try handles.take()
@@ -141,16 +141,16 @@ public struct OriginFetcher: Sendable {
     /// - Parameter guarded: false for the operator's own S3 endpoint, which the address policy
     ///   does not judge.
     private func perform(_ url: String, headers: [String], guarded: Bool, rules: SourceRules, on easy: CurlEasy,
-                         timeoutMilliseconds: Int) throws(ThumbError) -> Transfer {
+                         timeoutMilliseconds: Int) throws(FetchFailure) -> Transfer {
         // Through a proxy every socket goes to the proxy: the origin's address is checked here instead.
-        let origin = try configuration.proxy.flatMap { _ throws(ThumbError) in
+        let origin = try configuration.proxy.flatMap { _ throws(FetchFailure) in
             guarded ? try OriginAddress(of: url, policy: rules.addressPolicy) : nil
         }
         let transfer = Transfer(easy: easy, byteLimit: configuration.maxBytes,
                                 policy: origin == nil && guarded ? rules.addressPolicy : nil,
                                 firstByteTimeoutMilliseconds: configuration.firstByteTimeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        try withExtendedLifetime(transfer) { () throws(ThumbError) in
+        try withExtendedLifetime(transfer) { () throws(FetchFailure) in
             easy.reset()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -180,7 +180,7 @@ public struct OriginFetcher: Sendable {
         return transfer
     }
 
-    private func check(_ code: CURLcode, _ transfer: Transfer, url: String) throws(ThumbError) {
+    private func check(_ code: CURLcode, _ transfer: Transfer, url: String) throws(FetchFailure) {
         switch code {
         case CURLE_OK: return
         case CURLE_OPERATION_TIMEDOUT: throw .originTimeout

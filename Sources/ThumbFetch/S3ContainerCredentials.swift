@@ -11,7 +11,7 @@ struct S3ContainerCredentials: Sendable {
     let token: String?
     let tokenFile: String?
 
-    func fetch() throws(ThumbError) -> S3Credentials {
+    func fetch() throws(FetchFailure) -> S3Credentials {
         var authorization = token
         if let tokenFile {
             do {
@@ -26,7 +26,7 @@ struct S3ContainerCredentials: Sendable {
     }
 
     /// `{"AccessKeyId", "SecretAccessKey", "Token", "Expiration": "2026-11-28T11:00:00Z"}`.
-    static func parse(_ body: [UInt8], from source: String) throws(ThumbError) -> S3Credentials {
+    static func parse(_ body: [UInt8], from source: String) throws(FetchFailure) -> S3Credentials {
         struct Answer: Decodable {
             let AccessKeyId: String
             let SecretAccessKey: String
@@ -40,13 +40,13 @@ struct S3ContainerCredentials: Sendable {
             throw .internalFailure("S3 credentials from \(source): not the credentials JSON expected")
         }
         return S3Credentials(accessKeyID: answer.AccessKeyId, secretAccessKey: answer.SecretAccessKey,
-                             sessionToken: answer.Token, expiration: try answer.Expiration.map { text throws(ThumbError) in
+                             sessionToken: answer.Token, expiration: try answer.Expiration.map { text throws(FetchFailure) in
                                  try expiration(text, from: source)
                              })
     }
 
     /// An ISO 8601 time, as both the container endpoint and STS give it, in seconds since the epoch.
-    static func expiration(_ text: String, from source: String) throws(ThumbError) -> Double {
+    static func expiration(_ text: String, from source: String) throws(FetchFailure) -> Double {
         let formatter = ISO8601DateFormatter()
         guard let date = formatter.date(from: text) ?? {
             formatter.formatOptions.insert(.withFractionalSeconds)

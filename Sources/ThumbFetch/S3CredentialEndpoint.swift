@@ -8,12 +8,12 @@ enum S3CredentialEndpoint {
     static let byteLimit = 64 * 1024
     static let timeoutMilliseconds = 5_000
 
-    static func get(_ url: String, headers: [String]) throws(ThumbError) -> [UInt8] {
+    static func get(_ url: String, headers: [String]) throws(FetchFailure) -> [UInt8] {
         let easy = try CurlEasy()
         let transfer = Transfer(easy: easy, byteLimit: byteLimit, policy: nil,
                                 firstByteTimeoutMilliseconds: timeoutMilliseconds)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
-        let code = try withExtendedLifetime(transfer) { () throws(ThumbError) -> CURLcode in
+        let code = try withExtendedLifetime(transfer) { () throws(FetchFailure) -> CURLcode in
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
             try easy.set(CURLOPT_PROXY, "")

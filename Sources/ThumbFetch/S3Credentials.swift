@@ -27,7 +27,7 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
 public protocol S3CredentialProvider: Sendable {
     /// The link, by the name an operator would look for (`environment`, `AWS_CONTAINER_CREDENTIALS_FULL_URI`).
     var source: String { get }
-    func credentials() throws(ThumbError) -> S3Credentials
+    func credentials() throws(FetchFailure) -> S3Credentials
     /// Forgets credentials S3 called expired, so the next call asks for new ones.
     func discard()
 }
@@ -48,5 +48,5 @@ public struct S3StaticCredentials: S3CredentialProvider {
         self.source = source
     }
 
-    public func credentials() throws(ThumbError) -> S3Credentials { value }
+    public func credentials() throws(FetchFailure) -> S3Credentials { value }
 }

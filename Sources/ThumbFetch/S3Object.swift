@@ -25,7 +25,7 @@ public struct S3Object: Sendable, Equatable {
 
     /// The bucket holds only the characters S3 allows in a name (so it can never add a host or a
     /// path to the endpoint's); the key is not empty.
-    public init(url: String) throws(ThumbError) {
+    public init(url: String) throws(FetchFailure) {
         guard Self.isS3(url) else { throw .invalidURL("not an s3:// source") }
         let rest = url.dropFirst(Self.scheme.count)
         let bucket = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -10,20 +10,20 @@ public final class S3RefreshingCredentials: S3CredentialProvider {
     public static let refreshAhead = 300.0
 
     public let source: String
-    private let fetch: @Sendable () throws(ThumbError) -> S3Credentials
+    private let fetch: @Sendable () throws(FetchFailure) -> S3Credentials
     private let now: @Sendable () -> Double
     private let cached = Mutex<S3Credentials?>(nil)
 
     public init(source: String, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-                fetch: @escaping @Sendable () throws(ThumbError) -> S3Credentials) {
+                fetch: @escaping @Sendable () throws(FetchFailure) -> S3Credentials) {
         self.source = source
         self.now = now
         self.fetch = fetch
     }
 
-    public func credentials() throws(ThumbError) -> S3Credentials {
+    public func credentials() throws(FetchFailure) -> S3Credentials {
         // Held while asking: a second thread finding them due waits for the first one's answer.
-        try cached.withLock { (cached: inout S3Credentials?) throws(ThumbError) -> S3Credentials in
+        try cached.withLock { (cached: inout S3Credentials?) throws(FetchFailure) -> S3Credentials in
             if let current = cached, let expiration = current.expiration, expiration - now() > Self.refreshAhead {
                 return current
             }

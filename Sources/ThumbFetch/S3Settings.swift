@@ -26,12 +26,12 @@ public struct S3Settings: Sendable {
     /// Set when S3 is on: the settings refuse to load when no link of the chain has any.
     public var credentials: (any S3CredentialProvider)?
 
-    public static let notEnabled = ThumbError.forbidden("S3 sources are not enabled (USE_S3)")
+    public static let notEnabled = FetchFailure.forbidden("S3 sources are not enabled (USE_S3)")
 
     public init() {}
 
     /// A GET of `object` signed at `now` (seconds since the epoch), or why the object may not be read.
-    public func request(for object: S3Object, at now: time_t) throws(ThumbError) -> S3Request {
+    public func request(for object: S3Object, at now: time_t) throws(FetchFailure) -> S3Request {
         guard enabled else { throw Self.notEnabled }
         guard allowedBuckets.isEmpty || allowedBuckets.contains(object.bucket), !deniedBuckets.contains(object.bucket) else {
             throw .sourceNotAllowed("S3 bucket \(object.bucket) is not allowed (S3_ALLOWED_BUCKETS, S3_DENIED_BUCKETS)")

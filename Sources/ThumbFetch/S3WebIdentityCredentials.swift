@@ -11,7 +11,7 @@ struct S3WebIdentityCredentials: Sendable {
     let sessionName: String
     let stsEndpoint: String
 
-    func fetch() throws(ThumbError) -> S3Credentials {
+    func fetch() throws(FetchFailure) -> S3Credentials {
         let token: String
         do {
             token = try String(contentsOfFile: tokenFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -30,7 +30,7 @@ struct S3WebIdentityCredentials: Sendable {
             throw .internalFailure("S3 credentials from \(source): no credentials in STS's answer")
         }
         return S3Credentials(accessKeyID: id, secretAccessKey: secret, sessionToken: sessionToken,
-                             expiration: try S3XMLText.value(of: "Expiration", in: body).map { text throws(ThumbError) in
+                             expiration: try S3XMLText.value(of: "Expiration", in: body).map { text throws(FetchFailure) in
                                  try S3ContainerCredentials.expiration(text, from: source)
                              })
     }

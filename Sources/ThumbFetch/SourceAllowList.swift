@@ -42,7 +42,7 @@ public struct SourceAllowList: Sendable, Hashable {
         return patterns.contains { Self.matchesPrefix($0, of: bytes) }
     }
 
-    public func check(_ url: String) throws(ThumbError) {
+    public func check(_ url: String) throws(FetchFailure) {
         guard allows(url) else { throw .sourceNotAllowed("\(url) is not in the allowed sources") }
     }
 

@@ -19,7 +19,7 @@ struct AutoQualityScorer {
     let pixels: Int
 
     init(result: MagickImage, format: ImageFormat, options: ProcessingOptions, maxPixels: Int,
-         deadline: RenderDeadline) throws(ThumbError) {
+         deadline: RenderDeadline) throws(ImagingFailure) {
         self.format = format
         self.options = options
         if let geometry = AutoQualitySample(width: result.width, height: result.height, maxPixels: maxPixels) {
@@ -36,7 +36,7 @@ struct AutoQualityScorer {
     }
 
     /// The DSSIM of the candidate the search encoded at `quality` as `bytes`.
-    func score(quality: Int, fullChroma: Bool, bytes: [UInt8]) throws(ThumbError) -> Double {
+    func score(quality: Int, fullChroma: Bool, bytes: [UInt8]) throws(ImagingFailure) -> Double {
         guard let sample else { return reference.score(try MagickImage.decodedPixels(bytes, format: format)) }
         if format == .webp || format == .avif {
             return reference.score(try MagickImage.decodedPixels(bytes, format: format, sample: sample.geometry))

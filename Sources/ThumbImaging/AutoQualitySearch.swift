@@ -32,10 +32,10 @@ struct AutoQualitySearch {
     /// The render's: checked before each encode and each score, which ImageMagick does not all
     /// watch (libwebp's decoder, DSSIM), so a search past it ends within one of them.
     let deadline: RenderDeadline
-    let encode: (_ quality: Int, _ fullChroma: Bool) throws(ThumbError) -> [UInt8]
+    let encode: (_ quality: Int, _ fullChroma: Bool) throws(ImagingFailure) -> [UInt8]
     /// The DSSIM of a candidate, given its quality, chroma and bytes, against the unencoded
     /// image; only `dssim` calls it.
-    let score: (_ quality: Int, _ fullChroma: Bool, _ bytes: [UInt8]) throws(ThumbError) -> Double
+    let score: (_ quality: Int, _ fullChroma: Bool, _ bytes: [UInt8]) throws(ImagingFailure) -> Double
 
     struct Result {
         var chosen: ChosenQuality
@@ -47,7 +47,7 @@ struct AutoQualitySearch {
     /// the first within the allowed error of the target, else the highest quality; with a slope,
     /// the cheapest by the slope's price of the chromas' walks up from there, else the highest
     /// quality of the chroma with the least DSSIM there.
-    func run() throws(ThumbError) -> Result {
+    func run() throws(ImagingFailure) -> Result {
         var curves: [Curve] = []
         for fullChroma in chromas {
             var curve = Curve(search: self, fullChroma: fullChroma)
@@ -95,7 +95,7 @@ struct AutoQualitySearch {
         var scores: [Int: Double] = [:]
         var best: Point?
 
-        mutating func point(_ quality: Int) throws(ThumbError) -> Point {
+        mutating func point(_ quality: Int) throws(ImagingFailure) -> Point {
             let bytes: [UInt8]
             if let known = encoded[quality] {
                 bytes = known
@@ -107,7 +107,7 @@ struct AutoQualitySearch {
             return Point(quality: quality, fullChroma: fullChroma(quality), bytes: bytes, dssim: scores[quality])
         }
 
-        mutating func scoredPoint(_ quality: Int) throws(ThumbError) -> Point {
+        mutating func scoredPoint(_ quality: Int) throws(ImagingFailure) -> Point {
             let unscored = try point(quality)
             if unscored.dssim != nil { return unscored }
             try search.deadline.check()
@@ -117,7 +117,7 @@ struct AutoQualitySearch {
 
         /// `bound`: the cost another chroma already found. A candidate whose bits alone cost that
         /// cannot be chosen, nor can any higher quality: it is not scored, and the search goes lower.
-        mutating func run(dearerThan bound: Double?) throws(ThumbError) {
+        mutating func run(dearerThan bound: Double?) throws(ImagingFailure) {
             let qualities = search.qualities
             var low = qualities.lowerBound, high = qualities.upperBound
             searching: while low <= high, encoded.count < AutoQualitySearch.maxEncodes - (best == nil ? 1 : 0) {

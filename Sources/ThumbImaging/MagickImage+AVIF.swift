@@ -12,7 +12,7 @@ extension MagickImage {
     /// An animation (every frame coalesced, of one size) becomes an AVIF image sequence with each
     /// frame's delay, the render's deadline checked between frames; libavif 0.11 writes no loop
     /// count, so it plays in a loop.
-    func encodeAVIF(quality: Int, fullChroma: Bool, speed: Int) throws(ThumbError) -> [UInt8] {
+    func encodeAVIF(quality: Int, fullChroma: Bool, speed: Int) throws(ImagingFailure) -> [UInt8] {
         try checkEncoderBudget("an AVIF")
         guard let encoder = avifEncoderCreate() else { throw .internalFailure("libavif: out of memory") }
         defer { avifEncoderDestroy(encoder) }
@@ -30,7 +30,7 @@ extension MagickImage {
         let animated = frameCount > 1
         // Every frame of a sequence has alpha or none.
         let alpha = usesAlpha
-        try forEachFrame { () throws(ThumbError) in
+        try forEachFrame { () throws(ImagingFailure) in
             try checkDeadline()
             let image = try avifFrame(fullChroma: fullChroma, alpha: alpha)
             defer { avifImageDestroy(image) }
@@ -47,7 +47,7 @@ extension MagickImage {
     }
 
     /// The current frame as libavif's YUV, with alpha or without; the caller destroys it.
-    private func avifFrame(fullChroma: Bool, alpha: Bool) throws(ThumbError) -> UnsafeMutablePointer<avifImage> {
+    private func avifFrame(fullChroma: Bool, alpha: Bool) throws(ImagingFailure) -> UnsafeMutablePointer<avifImage> {
         let (width, height) = (self.width, self.height)
         let map = alpha ? "RGBA" : "RGB"
         var pixels = try exportedPixels(map, for: "AVIF")
@@ -78,7 +78,7 @@ extension MagickImage {
 
     /// An AVIF of thumbd's own, decoded by libavif (libaom, one thread) to 8-bit RGBA, as
     /// avifdec decodes it: ImageMagick's HEIC coder converts its colour less exactly.
-    static func decodedAVIF(_ bytes: [UInt8]) throws(ThumbError) -> (rgba: [UInt8], width: Int, height: Int) {
+    static func decodedAVIF(_ bytes: [UInt8]) throws(ImagingFailure) -> (rgba: [UInt8], width: Int, height: Int) {
         guard let decoder = avifDecoderCreate(), let image = avifImageCreateEmpty() else {
             throw .internalFailure("libavif: out of memory")
         }
@@ -109,7 +109,7 @@ extension MagickImage {
         ((100 - min(100, max(0, quality))) * 63 + 50) / 100
     }
 
-    private static func avifFailure(_ what: String, _ result: avifResult) -> ThumbError {
+    private static func avifFailure(_ what: String, _ result: avifResult) -> ImagingFailure {
         .internalFailure("libavif \(what): \(String(cString: avifResultToString(result)))")
     }
 }

@@ -9,7 +9,7 @@ extension MagickImage {
     /// slope where `subsample_below` does not fix the chroma, 4:4:4 and 4:2:0 each searched. For
     /// `dssim`, candidates are scored by an AutoQualityScorer, within the scoring resolution.
     func encodeSearchingQuality(as format: ImageFormat, options: ProcessingOptions,
-                                deadline: RenderDeadline) throws(ThumbError) -> AutoQualitySearch.Result {
+                                deadline: RenderDeadline) throws(ImagingFailure) -> AutoQualitySearch.Result {
         let settings = options.autoQuality
         let scorer = settings.method == .dssim
             ? try AutoQualityScorer(result: self, format: format, options: options,
@@ -22,10 +22,10 @@ extension MagickImage {
             chromas: options.autoQualitySearchesChroma(for: format)
                 ? [{ _ in true }, { _ in false }] : [{ options.keepsFullChroma(format, atQuality: $0) }],
             deadline: deadline,
-            encode: { quality, fullChroma throws(ThumbError) in
+            encode: { quality, fullChroma throws(ImagingFailure) in
                 try self.encode(as: format, quality: quality, fullChroma: fullChroma, options: options)
             },
-            score: { quality, fullChroma, bytes throws(ThumbError) in
+            score: { quality, fullChroma, bytes throws(ImagingFailure) in
                 guard let scorer else { preconditionFailure("only dssim scores") }
                 return try scorer.score(quality: quality, fullChroma: fullChroma, bytes: bytes)
             })
@@ -36,7 +36,7 @@ extension MagickImage {
 
     /// The tiles of `sample` side by side, 8-bit as the encoders are given them, as an image of
     /// its own (unwatched: the caller gives it the render's deadline).
-    func mosaic(of sample: AutoQualitySample) throws(ThumbError) -> MagickImage {
+    func mosaic(of sample: AutoQualitySample) throws(ImagingFailure) -> MagickImage {
         let map = hasAlpha ? "RGBA" : "RGB"
         var pixels = [UInt8](repeating: 0, count: sample.width * sample.height * map.count)
         var tile = [UInt8](repeating: 0, count: sample.tileWidth * sample.tileHeight * map.count)
@@ -59,7 +59,7 @@ extension MagickImage {
     }
 
     /// This image's pixels as 8-bit RGB, premultiplied by alpha where there is any.
-    func rgbPixels() throws(ThumbError) -> PixelBuffer {
+    func rgbPixels() throws(ImagingFailure) -> PixelBuffer {
         let (width, height, alpha) = (self.width, self.height, hasAlpha)
         let pixels = try exportedPixels(alpha ? "RGBA" : "RGB", for: "autoquality")
         guard alpha else { return PixelBuffer(width: width, height: height, rgb: pixels) }
@@ -70,7 +70,7 @@ extension MagickImage {
     /// `sample`'s tiles where one is given (the whole decoded, 4 bytes a pixel, only while they
     /// are cut out), each by its own library as the reference decoders do.
     static func decodedPixels(_ bytes: [UInt8], format: ImageFormat,
-                              sample: AutoQualitySample? = nil) throws(ThumbError) -> PixelBuffer {
+                              sample: AutoQualitySample? = nil) throws(ImagingFailure) -> PixelBuffer {
         switch format {
         case .webp:
             var width: Int32 = 0, height: Int32 = 0

@@ -9,14 +9,14 @@ extension MagickImage {
     static let maxEncoderPixels = 16_000_000
 
     /// Refuses, before any copy is made, a picture over `maxEncoderPixels` for `encode` ("an AVIF").
-    func checkEncoderBudget(_ encode: String) throws(ThumbError) {
+    func checkEncoderBudget(_ encode: String) throws(ImagingFailure) {
         guard width * height <= Self.maxEncoderPixels else {
             throw .overLimit("\(encode) of \(width)x\(height) is over the limit of \(Self.maxEncoderPixels) pixels \(encode) encode takes")
         }
     }
 
     /// This image's pixels, 8 bits a channel in `map`'s order ("RGB", "RGBA"), row after row.
-    func exportedPixels(_ map: String, for what: String) throws(ThumbError) -> [UInt8] {
+    func exportedPixels(_ map: String, for what: String) throws(ImagingFailure) -> [UInt8] {
         let (width, height) = (self.width, self.height)
         var pixels = [UInt8](repeating: 0, count: width * height * map.count)
         let exported = pixels.withUnsafeMutableBytes {

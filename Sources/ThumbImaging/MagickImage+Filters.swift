@@ -12,7 +12,7 @@ extension MagickImage {
     static let fullSizeBlurSigma = 4.0
 
     /// A Gaussian blur: separable, or on a shrunk copy past `fullSizeBlurSigma`.
-    func blur(sigma: Double) throws(ThumbError) {
+    func blur(sigma: Double) throws(ImagingFailure) {
         let (width, height) = (self.width, self.height)
         let shrink = min(1, Self.fullSizeBlurSigma / sigma)
         guard shrink < 1 else {
@@ -27,7 +27,7 @@ extension MagickImage {
     /// An unsharp mask, image + gain × (image − blurred), with the blur above. The gain is the one
     /// ImageMagick's own sharpen works out to (its kernel is that mask with the centre weight
     /// taken out), so thumbnails are as sharp as with it. Colour channels only: alpha is kept.
-    func sharpen(sigma: Double) throws(ThumbError) {
+    func sharpen(sigma: Double) throws(ImagingFailure) {
         let blurred = try currentFrame()
         try blurred.blur(sigma: sigma)
         let gain = Self.sharpenGain(sigma: sigma)
@@ -46,7 +46,7 @@ extension MagickImage {
     }
 
     /// Blocks of `size` pixels: sample down, then back up without smoothing.
-    func pixelate(size: Int) throws(ThumbError) {
+    func pixelate(size: Int) throws(ImagingFailure) {
         let (width, height) = (self.width, self.height)
         try check(MagickSampleImage(wand, max(1, width / size), max(1, height / size)), or: { .internalFailure("pixelate: \($0)") })
         try check(MagickSampleImage(wand, width, height), or: { .internalFailure("pixelate: \($0)") })

@@ -7,7 +7,7 @@ extension MagickImage {
     /// libvips maps it for imgproxy (`FORMAT_QUALITY jxl=77` means what it did), at `effort` (1-9).
     /// Lossy (VarDCT in XYB), alpha kept where a pixel is not opaque, the ICC profile the picture carries
     /// or else sRGB; libjxl on this thread alone (no parallel runner is given).
-    func encodeJXL(quality: Int, effort: Int) throws(ThumbError) -> [UInt8] {
+    func encodeJXL(quality: Int, effort: Int) throws(ImagingFailure) -> [UInt8] {
         try checkEncoderBudget("a JPEG XL")
         let channels = usesAlpha ? 4 : 3
         let pixels = try exportedPixels(channels == 4 ? "RGBA" : "RGB", for: "JPEG XL")
@@ -59,7 +59,7 @@ extension MagickImage {
     }
 
     /// Runs the encode, growing the output until libjxl has written the whole file.
-    private static func jxlOutput(_ encoder: OpaquePointer, expected: Int) throws(ThumbError) -> [UInt8] {
+    private static func jxlOutput(_ encoder: OpaquePointer, expected: Int) throws(ImagingFailure) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: max(4096, expected))
         var written = 0
         while true {
@@ -82,11 +82,11 @@ extension MagickImage {
         }
     }
 
-    private static func jxlCheck(_ status: JxlEncoderStatus, _ encoder: OpaquePointer, _ what: String) throws(ThumbError) {
+    private static func jxlCheck(_ status: JxlEncoderStatus, _ encoder: OpaquePointer, _ what: String) throws(ImagingFailure) {
         guard status == JXL_ENC_SUCCESS else { throw jxlFailure(what, encoder) }
     }
 
-    private static func jxlFailure(_ what: String, _ encoder: OpaquePointer) -> ThumbError {
+    private static func jxlFailure(_ what: String, _ encoder: OpaquePointer) -> ImagingFailure {
         .internalFailure("libjxl \(what) (error \(JxlEncoderGetError(encoder).rawValue))")
     }
 }

@@ -11,7 +11,7 @@ extension MagickImage {
     /// libimagequant at libvips's speed (4, its effort 7), without libvips's dithering, which
     /// cost bytes and score (bench/palette). ImageMagick's own quantiser lost the transparency or
     /// kept one bit of it.
-    func encodePalettePNG(colors: Int) throws(ThumbError) -> [UInt8] {
+    func encodePalettePNG(colors: Int) throws(ImagingFailure) -> [UInt8] {
         try checkEncoderBudget("a palette PNG")
         let (width, height) = (self.width, self.height)
         let rgba = try exportedPixels("RGBA", for: "palette PNG")
@@ -23,7 +23,7 @@ extension MagickImage {
     }
 
     private static func quantise(_ rgba: [UInt8], width: Int, height: Int,
-                                 colors: Int) throws(ThumbError) -> (indices: [UInt8], palette: [liq_color]) {
+                                 colors: Int) throws(ImagingFailure) -> (indices: [UInt8], palette: [liq_color]) {
         OpenMP.keepToCallingThread()
         guard let attributes = liq_attr_create() else { throw .internalFailure("libimagequant: out of memory") }
         defer { liq_attr_destroy(attributes) }
@@ -71,7 +71,7 @@ extension MagickImage {
     }
 
     private static func writePalettePNG(_ indices: [UInt8], width: Int, height: Int, palette: [UInt8],
-                                        transparentEntries: Int, icc: [UInt8]?) throws(ThumbError) -> [UInt8] {
+                                        transparentEntries: Int, icc: [UInt8]?) throws(ImagingFailure) -> [UInt8] {
         var output = thumbd_png_output()
         var message = [CChar](repeating: 0, count: 256)
         let status = indices.withUnsafeBufferPointer { indices in

@@ -13,7 +13,7 @@ extension MagickImage {
     ///
     /// Point sampling, not filtering: it is the fastest, and fine texture stays busy rather
     /// than being averaged flat, which is what the edge detector should see.
-    func downscaledPixels(maxSide: Int) throws(ThumbError) -> (buffer: PixelBuffer, scale: Double) {
+    func downscaledPixels(maxSide: Int) throws(ImagingFailure) -> (buffer: PixelBuffer, scale: Double) {
         precondition(maxSide > 0, "maxSide must be positive")
         let original = (width: width, height: height)
         guard original.width > 0, original.height > 0 else { throw .internalFailure("smart crop: image has no pixels") }
@@ -43,7 +43,7 @@ extension MagickImage {
     /// The smart-crop window of `width` x `height` (clamped to the image), in this image's pixels.
     /// Searched on a copy at most `smartCropSide` pixels long; the chosen window's centre is
     /// mapped back, and the full-size window placed around it, inside the image.
-    func smartWindow(width: Int, height: Int) throws(ThumbError) -> PixelRect {
+    func smartWindow(width: Int, height: Int) throws(ImagingFailure) -> PixelRect {
         let image = (width: self.width, height: self.height)
         let size = (width: min(max(width, 1), image.width), height: min(max(height, 1), image.height))
         guard size.width < image.width || size.height < image.height else {
@@ -73,7 +73,7 @@ extension MagickImage {
     }
 
     /// `MagickImage`'s own check reads this image's wand; the copy carries its own exception.
-    private static func check(_ result: MagickBooleanType, on copy: OpaquePointer, _ what: String) throws(ThumbError) {
+    private static func check(_ result: MagickBooleanType, on copy: OpaquePointer, _ what: String) throws(ImagingFailure) {
         guard result != MagickTrue else { return }
         var severity = UndefinedException
         guard let message = MagickGetException(copy, &severity) else {

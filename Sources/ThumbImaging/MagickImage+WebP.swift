@@ -12,10 +12,10 @@ extension MagickImage {
     /// parsing below it and neither filters nor scales what lies outside. Returns false, having
     /// read nothing, for an animation
     /// (`readAnimatedWebP` decodes those).
-    func readWebP(_ bytes: [UInt8], window: PixelRect?, scaledFor size: (width: Int, height: Int)) throws(ThumbError) -> Bool {
+    func readWebP(_ bytes: [UInt8], window: PixelRect?, scaledFor size: (width: Int, height: Int)) throws(ImagingFailure) -> Bool {
         var config = WebPDecoderConfig()
         guard WebPInitDecoderConfig(&config) != 0 else { throw .internalFailure("libwebp: wrong decoder version") }
-        let undecodable = { (status: VP8StatusCode) in ThumbError.undecodable("cannot decode image: WebP status \(status.rawValue)") }
+        let undecodable = { (status: VP8StatusCode) in ImagingFailure.undecodable("cannot decode image: WebP status \(status.rawValue)") }
         let features = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &config.input) }
         guard features == VP8_STATUS_OK else { throw undecodable(features) }
         guard config.input.has_animation == 0 else { return false }

@@ -10,7 +10,7 @@ extension MagickImage {
     /// Decodes the first `frames` frames of an animated WebP, each the whole canvas as libwebp
     /// composes it, with its delay and the loop count. Returns false, having read nothing, for a
     /// still WebP.
-    func readAnimatedWebP(_ bytes: [UInt8], frames: Int) throws(ThumbError) -> Bool {
+    func readAnimatedWebP(_ bytes: [UInt8], frames: Int) throws(ImagingFailure) -> Bool {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
         guard status == VP8_STATUS_OK else {
@@ -23,7 +23,7 @@ extension MagickImage {
         }
         options.color_mode = MODE_RGBA
         // The decoder keeps pointers into the bytes: they are borrowed for the whole decode.
-        let failure: ThumbError? = bytes.withUnsafeBufferPointer { buffer in
+        let failure: ImagingFailure? = bytes.withUnsafeBufferPointer { buffer in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let decoder = WebPAnimDecoderNew(&data, &options) else {
                 return .undecodable("cannot decode image: not a complete animated WebP")
@@ -66,13 +66,13 @@ extension MagickImage {
     /// picture changes a little every frame (a pan, a fade) the changes left out add up, and the
     /// frames drift from their source one after the other. Such an animation is encoded again with
     /// every frame whole: a frame whose error is over twice the first frame's has drifted.
-    func encodeAnimatedWebP(quality: Int, effort: Int) throws(ThumbError) -> [UInt8] {
+    func encodeAnimatedWebP(quality: Int, effort: Int) throws(ImagingFailure) -> [UInt8] {
         let encoded = try animatedWebP(quality: quality, effort: effort, everyFrameWhole: false)
         guard quality < 100, try framesDrift(in: encoded) else { return encoded }
         return try animatedWebP(quality: quality, effort: effort, everyFrameWhole: true)
     }
 
-    private func animatedWebP(quality: Int, effort: Int, everyFrameWhole: Bool) throws(ThumbError) -> [UInt8] {
+    private func animatedWebP(quality: Int, effort: Int, everyFrameWhole: Bool) throws(ImagingFailure) -> [UInt8] {
         var options = WebPAnimEncoderOptions()
         var config = WebPConfig()
         guard WebPAnimEncoderOptionsInit(&options) != 0, WebPConfigInit(&config) != 0 else {
@@ -91,9 +91,9 @@ extension MagickImage {
             throw .internalFailure("libwebp: cannot start an animation")
         }
         defer { WebPAnimEncoderDelete(encoder) }
-        let failed = { ThumbError.internalFailure("libwebp: \(String(cString: WebPAnimEncoderGetError(encoder)))") }
+        let failed = { ImagingFailure.internalFailure("libwebp: \(String(cString: WebPAnimEncoderGetError(encoder)))") }
         var timestamp: Int32 = 0
-        try forEachFrame { () throws(ThumbError) in
+        try forEachFrame { () throws(ImagingFailure) in
             // libwebp's encoder reports no progress to ImageMagick's monitor.
             try checkDeadline()
             let (width, height) = (self.width, self.height)
@@ -120,11 +120,11 @@ extension MagickImage {
     /// Whether a frame of `webp`, this animation encoded, is over twice as far from its source
     /// frame as the first frame is from its own, and a level more (the mean difference of red,
     /// green and blue, 0 to 255).
-    private func framesDrift(in webp: [UInt8]) throws(ThumbError) -> Bool {
+    private func framesDrift(in webp: [UInt8]) throws(ImagingFailure) -> Bool {
         var options = WebPAnimDecoderOptions()
         guard WebPAnimDecoderOptionsInit(&options) != 0 else { throw .internalFailure("libwebp: wrong demuxer version") }
         options.color_mode = MODE_RGBA
-        return try webp.withUnsafeBufferPointer { buffer throws(ThumbError) in
+        return try webp.withUnsafeBufferPointer { buffer throws(ImagingFailure) in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let decoder = WebPAnimDecoderNew(&data, &options) else {
                 throw .internalFailure("libwebp cannot decode its own animation")
@@ -132,7 +132,7 @@ extension MagickImage {
             defer { WebPAnimDecoderDelete(decoder) }
             var firstError: Double?
             var drifted = false
-            try forEachFrame { () throws(ThumbError) in
+            try forEachFrame { () throws(ImagingFailure) in
                 guard !drifted else { return }
                 try checkDeadline()
                 var decoded: UnsafeMutablePointer<UInt8>?

@@ -4,7 +4,7 @@ import ThumbRequest
 import ThumbRuntime
 
 /// Owns one MagickWand. Not Sendable: a wand is used by one thread from read to encode.
-/// Every failing call turns into a ThumbError carrying ImageMagick's own message.
+/// Every failing call turns into an ImagingFailure carrying ImageMagick's own message.
 final class MagickImage {
     private(set) var wand: OpaquePointer {
         didSet { watch(deadline) }
@@ -39,7 +39,7 @@ final class MagickImage {
 
     /// Reads only the header: dimensions and orientation, no pixels. The first frame is left
     /// current (ImageMagick leaves the last): a render starts from its size and canvas.
-    func ping(_ bytes: [UInt8]) throws(ThumbError) {
+    func ping(_ bytes: [UInt8]) throws(ImagingFailure) {
         let ok = bytes.withUnsafeBytes { MagickPingImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .undecodable("cannot read image header: \($0)") })
         MagickSetFirstIterator(wand)
@@ -47,7 +47,7 @@ final class MagickImage {
 
     /// Decodes the file; one its decoder complained of as broken, though it returned pixels (a
     /// truncated or corrupt JPEG, filled with grey), is unprocessable: see DecoderComplaint.
-    func read(_ bytes: [UInt8]) throws(ThumbError) {
+    func read(_ bytes: [UInt8]) throws(ImagingFailure) {
         let ok = bytes.withUnsafeBytes { MagickReadImageBlob(wand, $0.baseAddress, $0.count) }
         try check(ok, or: { .undecodable("cannot decode image: \($0)") })
         if let broken = readComplaints.first(where: \.meansBrokenFile) {
@@ -57,7 +57,7 @@ final class MagickImage {
 
     /// Reads the first frame alone: ImageMagick's readers stop after the scene asked for, where a
     /// whole read would decode every frame of an animation only for the rest to be dropped.
-    func readFirstFrame(_ bytes: [UInt8]) throws(ThumbError) {
+    func readFirstFrame(_ bytes: [UInt8]) throws(ImagingFailure) {
         MagickSetFilename(wand, "[0]")
         defer { MagickSetFilename(wand, "") }
         try read(bytes)
@@ -69,7 +69,7 @@ final class MagickImage {
     }
 
     /// The current frame alone, as an image of its own watched by the same deadline.
-    func currentFrame() throws(ThumbError) -> MagickImage {
+    func currentFrame() throws(ImagingFailure) -> MagickImage {
         guard let frame = MagickGetImage(wand) else { throw failure { .internalFailure("cannot copy frame: \($0)") } }
         let copy = MagickImage(owning: frame)
         copy.watch(deadline)
@@ -81,7 +81,7 @@ final class MagickImage {
     }
 
     /// Drops every frame but the first.
-    func keepFirstFrame() throws(ThumbError) {
+    func keepFirstFrame() throws(ImagingFailure) {
         guard frameCount > 1 else { return }
         MagickSetFirstIterator(wand)
         guard let first = MagickGetImage(wand) else { throw failure { .internalFailure("cannot take first frame: \($0)") } }
@@ -93,7 +93,7 @@ final class MagickImage {
     /// an offset), so each can be scaled and cropped on its own; delays, loop count and the
     /// disposal that plays them back as before are kept. A lone frame that already covers its
     /// canvas is left as it is.
-    func coalesce() throws(ThumbError) {
+    func coalesce() throws(ImagingFailure) {
         MagickSetFirstIterator(wand)
         let covered = coversCanvas
         guard frameCount > 1 || !covered else { return }
@@ -117,7 +117,7 @@ final class MagickImage {
 
     /// Throws the render's timeout once the deadline this wand is watched by has passed: for
     /// work outside ImageMagick, which its monitor does not see.
-    func checkDeadline() throws(ThumbError) {
+    func checkDeadline() throws(ImagingFailure) {
         try deadline?.check()
     }
 
@@ -128,16 +128,16 @@ final class MagickImage {
         }
     }
 
-    func autoOrient() throws(ThumbError) {
+    func autoOrient() throws(ImagingFailure) {
         try check(MagickAutoOrientImage(wand), or: { .internalFailure("auto-orient: \($0)") })
     }
 
     /// Resizes and strips profiles and comments: ImageMagick's fast path for thumbnails.
-    func thumbnail(width: Int, height: Int) throws(ThumbError) {
+    func thumbnail(width: Int, height: Int) throws(ImagingFailure) {
         try check(MagickThumbnailImage(wand, width, height), or: { .internalFailure("thumbnail: \($0)") })
     }
 
-    func crop(_ rect: PixelRect) throws(ThumbError) {
+    func crop(_ rect: PixelRect) throws(ImagingFailure) {
         try check(MagickCropImage(wand, rect.width, rect.height, rect.x, rect.y), or: { .internalFailure("crop: \($0)") })
         // The crop leaves a virtual canvas offset that GIF and PNG would otherwise keep.
         try check(MagickSetImagePage(wand, 0, 0, 0, 0), or: { .internalFailure("page: \($0)") })
@@ -146,30 +146,30 @@ final class MagickImage {
     var hasAlpha: Bool { MagickGetImageAlphaChannel(wand) == MagickTrue }
 
     /// Resizes keeping profiles and EXIF, for when metadata is to be kept.
-    func resize(width: Int, height: Int) throws(ThumbError) {
+    func resize(width: Int, height: Int) throws(ImagingFailure) {
         try check(MagickResizeImage(wand, width, height, LanczosFilter, 1.0), or: { .internalFailure("resize: \($0)") })
     }
 
-    func rotate(degrees: Int) throws(ThumbError) {
-        try withColor("none") { (color) throws(ThumbError) in
+    func rotate(degrees: Int) throws(ImagingFailure) {
+        try withColor("none") { (color) throws(ImagingFailure) in
             try check(MagickRotateImage(wand, color, Double(degrees)), or: { .internalFailure("rotate: \($0)") })
         }
         try check(MagickSetImagePage(wand, 0, 0, 0, 0), or: { .internalFailure("page: \($0)") })
     }
 
     /// Mirror left to right.
-    func flop() throws(ThumbError) {
+    func flop() throws(ImagingFailure) {
         try check(MagickFlopImage(wand), or: { .internalFailure("flop: \($0)") })
     }
 
     /// Mirror top to bottom.
-    func flip() throws(ThumbError) {
+    func flip() throws(ImagingFailure) {
         try check(MagickFlipImage(wand), or: { .internalFailure("flip: \($0)") })
     }
 
     /// The box left after trimming borders of the corner colour (within `fuzz`, 0...1 of the
     /// range), measured on a copy; nil when nothing would be left.
-    func trimmedBox(fuzz: Double) throws(ThumbError) -> PixelRect? {
+    func trimmedBox(fuzz: Double) throws(ImagingFailure) -> PixelRect? {
         guard let copy = CloneMagickWand(wand) else { throw .internalFailure("clone failed") }
         defer { DestroyMagickWand(copy) }
         guard MagickTrimImage(copy, fuzz * 65_535) == MagickTrue else { return nil }
@@ -180,8 +180,8 @@ final class MagickImage {
     }
 
     /// Puts the image at (x, y) on a larger canvas of `color` (ImageMagick's extent).
-    func extend(toWidth width: Int, height: Int, x: Int, y: Int, color: String) throws(ThumbError) {
-        try withColor(color) { (background) throws(ThumbError) in
+    func extend(toWidth width: Int, height: Int, x: Int, y: Int, color: String) throws(ImagingFailure) {
+        try withColor(color) { (background) throws(ImagingFailure) in
             try check(MagickSetImageBackgroundColor(wand, background), or: { .internalFailure("background: \($0)") })
         }
         if color == "none" {
@@ -191,7 +191,7 @@ final class MagickImage {
     }
 
     /// Multiplies every pixel's opacity by `opacity` (0...1).
-    func fade(to opacity: Double) throws(ThumbError) {
+    func fade(to opacity: Double) throws(ImagingFailure) {
         guard opacity < 1 else { return }
         MagickSetImageAlphaChannel(wand, SetAlphaChannel)
         try check(MagickEvaluateImageChannel(wand, AlphaChannel, MultiplyEvaluateOperator, opacity),
@@ -200,10 +200,10 @@ final class MagickImage {
 
     /// This image repeated from the top-left corner over a transparent `width` x `height` canvas:
     /// one copy a row and tile, where drawing each tile would be one composite a tile.
-    func tiled(width: Int, height: Int) throws(ThumbError) -> MagickImage {
+    func tiled(width: Int, height: Int) throws(ImagingFailure) -> MagickImage {
         let canvas = MagickImage()
         canvas.watch(deadline)
-        try withColor("none") { (transparent) throws(ThumbError) in
+        try withColor("none") { (transparent) throws(ImagingFailure) in
             try canvas.check(MagickNewImage(canvas.wand, width, height, transparent), or: { .internalFailure("canvas: \($0)") })
         }
         // Copy, not Over, is ImageMagick's row-copying path: the tile's transparency is kept as it is.
@@ -215,13 +215,13 @@ final class MagickImage {
     }
 
     /// Draws `other` over this image with its top-left corner at (x, y).
-    func composite(_ other: MagickImage, x: Int, y: Int) throws(ThumbError) {
+    func composite(_ other: MagickImage, x: Int, y: Int) throws(ImagingFailure) {
         try check(MagickCompositeImage(wand, other.wand, OverCompositeOp, x, y), or: { .internalFailure("composite: \($0)") })
     }
 
     /// Composes the image over an opaque colour, for formats without transparency.
-    func flatten(onto color: String) throws(ThumbError) {
-        try withColor(color) { (background) throws(ThumbError) in
+    func flatten(onto color: String) throws(ImagingFailure) {
+        try withColor(color) { (background) throws(ImagingFailure) in
             try check(MagickSetImageBackgroundColor(wand, background), or: { .internalFailure("background: \($0)") })
         }
         try check(MagickSetImageAlphaChannel(wand, RemoveAlphaChannel), or: { .internalFailure("flatten: \($0)") })
@@ -243,7 +243,7 @@ final class MagickImage {
     }
 
     /// Converts the pixels from the embedded profile to `profile` (and embeds it).
-    func convert(toProfile profile: [UInt8]) throws(ThumbError) {
+    func convert(toProfile profile: [UInt8]) throws(ImagingFailure) {
         let ok = profile.withUnsafeBytes { MagickProfileImage(wand, "icc", $0.baseAddress, $0.count) }
         try check(ok, or: { .undecodable("cannot convert colour profile: \($0)") })
     }
@@ -256,7 +256,7 @@ final class MagickImage {
         return IdentifyImageGray(image, &image.pointee.exception) != UndefinedType
     }
 
-    func transformToSRGB() throws(ThumbError) {
+    func transformToSRGB() throws(ImagingFailure) {
         try check(MagickTransformImageColorspace(wand, sRGBColorspace), or: { .internalFailure("colorspace: \($0)") })
     }
 
@@ -275,11 +275,11 @@ final class MagickImage {
         if let removed = MagickRemoveImageProfile(wand, name, &length) { MagickRelinquishMemory(removed) }
     }
 
-    func strip() throws(ThumbError) {
+    func strip() throws(ImagingFailure) {
         try check(MagickStripImage(wand), or: { .internalFailure("strip: \($0)") })
     }
 
-    private func withColor(_ name: String, _ body: (OpaquePointer) throws(ThumbError) -> Void) throws(ThumbError) {
+    private func withColor(_ name: String, _ body: (OpaquePointer) throws(ImagingFailure) -> Void) throws(ImagingFailure) {
         let color = NewPixelWand()!
         defer { DestroyPixelWand(color) }
         PixelSetColor(color, name)
@@ -289,12 +289,12 @@ final class MagickImage {
     /// Every frame gets the format and quality: an animation is written in its first frame's.
     /// `fullChroma`: a JPEG or an AVIF keeps its chroma whole (4:4:4) rather than 4:2:0. The
     /// encoders' efforts are the options' (`webpEffort`, `avifSpeed`, `jxlEffort`).
-    func encode(as format: ImageFormat, quality: Int, fullChroma: Bool, options: ProcessingOptions) throws(ThumbError) -> [UInt8] {
+    func encode(as format: ImageFormat, quality: Int, fullChroma: Bool, options: ProcessingOptions) throws(ImagingFailure) -> [UInt8] {
         let webpEffort = options.webpEffort
         if format == .webp && frameCount > 1 { return try encodeAnimatedWebP(quality: quality, effort: webpEffort) }
         if format == .avif { return try encodeAVIF(quality: quality, fullChroma: fullChroma, speed: options.avifSpeed) }
         if format == .jxl { return try encodeJXL(quality: quality, effort: options.jxlEffort) }
-        try forEachFrame { () throws(ThumbError) in
+        try forEachFrame { () throws(ImagingFailure) in
             try check(MagickSetImageFormat(wand, format.magickName), or: { .undecodable("cannot write \(format.rawValue): \($0)") })
             // PNG and GIF read the quality as compression settings: theirs stay ImageMagick's default (0).
             MagickSetImageCompressionQuality(wand, format == .png || format == .gif ? 0 : quality)
@@ -329,11 +329,11 @@ final class MagickImage {
         return Array(UnsafeBufferPointer(start: blob, count: length))
     }
 
-    func check(_ result: MagickBooleanType, or error: (String) -> ThumbError) throws(ThumbError) {
+    func check(_ result: MagickBooleanType, or error: (String) -> ImagingFailure) throws(ImagingFailure) {
         guard result == MagickTrue else { throw failure(error) }
     }
 
-    private func failure(_ error: (String) -> ThumbError) -> ThumbError {
+    private func failure(_ error: (String) -> ImagingFailure) -> ImagingFailure {
         var severity = UndefinedException
         guard let message = MagickGetException(wand, &severity) else { return error("ImageMagick gave no reason") }
         defer { MagickRelinquishMemory(message) }

@@ -27,11 +27,11 @@ final class RenderDeadline {
     }
 
     /// Throws the deadline's error once it is past: before work ImageMagick does not watch.
-    func check() throws(ThumbError) {
+    func check() throws(ImagingFailure) {
         if isPast { throw error }
     }
 
-    var error: ThumbError { .overLimit("rendering took longer than the limit of \(seconds.formatted()) s") }
+    var error: ImagingFailure { .overLimit("rendering took longer than the limit of \(seconds.formatted()) s") }
 }
 
 /// ImageMagick's progress monitor for a wand watched by a RenderDeadline (its client data).

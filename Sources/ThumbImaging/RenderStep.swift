@@ -23,11 +23,11 @@ struct RenderContext {
 
 /// One small named stage of the render. The order lives in `Renderer`.
 protocol RenderStep: Sendable {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError)
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure)
 }
 
 /// A stage that runs before the geometry is known (it changes the source's size or
 /// orientation), so it only sees the options.
 protocol PreparationStep: Sendable {
-    func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError)
+    func apply(to image: MagickImage, options: ProcessingOptions) throws(ImagingFailure)
 }

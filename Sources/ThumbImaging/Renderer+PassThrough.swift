@@ -7,7 +7,7 @@ import ThumbRuntime
 /// from the site's origin.
 extension Renderer {
     public func passThrough(_ source: [UInt8], sourceFormat: SourceFormat,
-                            options: ProcessingOptions) throws(ThumbError) -> Rendered {
+                            options: ProcessingOptions) throws(ImagingFailure) -> Rendered {
         guard let format = sourceFormat.asOutput else {
             // nginx serves only the formats thumbd writes, by their extension.
             throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources cannot be passed through unprocessed")

@@ -70,10 +70,10 @@ public struct Renderer: Sendable {
         self.configuration = configuration
     }
 
-    public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ThumbError) -> Rendered {
+    public func render(_ source: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions) throws(ImagingFailure) -> Rendered {
         try checkEnabled(sourceFormat)
         let deadline = RenderDeadline(seconds: configuration.maxRenderSeconds)
-        do throws(ThumbError) {
+        do throws(ImagingFailure) {
             return try render(source, sourceFormat: sourceFormat, options: options, deadline: deadline)
         } catch {
             // An operation the monitor stopped fails with ImageMagick's own message; say why.
@@ -81,7 +81,7 @@ public struct Renderer: Sendable {
         }
     }
 
-    func checkEnabled(_ sourceFormat: SourceFormat) throws(ThumbError) {
+    func checkEnabled(_ sourceFormat: SourceFormat) throws(ImagingFailure) {
         guard configuration.sourceFormats.contains(sourceFormat) else {
             throw .unprocessable("\(sourceFormat.rawValue.uppercased()) sources are not enabled (SOURCE_FORMATS)")
         }
@@ -93,7 +93,7 @@ public struct Renderer: Sendable {
     }
 
     private func render(_ original: [UInt8], sourceFormat: SourceFormat, options: ProcessingOptions,
-                        deadline: RenderDeadline) throws(ThumbError) -> Rendered {
+                        deadline: RenderDeadline) throws(ImagingFailure) -> Rendered {
         let source = sourceFormat == .png ? PNGCompressedText.stripped(original) ?? original : original
         let maxFrames = options.maxAnimationFrames ?? configuration.maxAnimationFrames
         let header = try Self.header(of: source, format: sourceFormat, maxPixels: maxPixels(for: options), maxFrames: maxFrames)
@@ -119,7 +119,7 @@ public struct Renderer: Sendable {
                                        commonTarget: options.autoQuality.isOn(width: image.width, height: image.height))
         let format = options.format ?? candidates?.first ?? configuration.preferredFormats.format(
             for: sourceFormat, animated: animatedSource, transparent: transparent)
-        try image.forEachFrame { () throws(ThumbError) in
+        try image.forEachFrame { () throws(ImagingFailure) in
             for step in Self.preparation {
                 try deadline.check()
                 try step.apply(to: image, options: options)
@@ -129,7 +129,7 @@ public struct Renderer: Sendable {
         let loadScale = Double(image.width) / Double(options.trim == nil ? upright.width : image.width)
         let context = RenderContext(options: options, plan: resolved, format: format, loadScale: loadScale,
                                     watermark: configuration.watermark, watermarkOpacity: configuration.watermarkOpacity)
-        try image.forEachFrame { () throws(ThumbError) in
+        try image.forEachFrame { () throws(ImagingFailure) in
             for step in Self.pipeline {
                 try deadline.check()
                 try step.apply(to: image, in: context)
@@ -161,7 +161,7 @@ public struct Renderer: Sendable {
     /// far larger, and an animation decodes them all. An animation's budget is its pixels over
     /// all frames: where `maxFrames` is above one (`.max` for an answer that is the source itself,
     /// every frame). The size is the first frame's, or its canvas's where frames are drawn on one.
-    static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ThumbError) -> Header {
+    static func header(of source: [UInt8], format: SourceFormat, maxPixels: Int, maxFrames: Int) throws(ImagingFailure) -> Header {
         typealias Size = (width: Int, height: Int)
         // Per frame: the size the render sees, and the larger of frame and canvas, which decoding costs.
         let (frames, transposed): ([(seen: Size, decoded: Size)], Bool)
@@ -209,7 +209,7 @@ public struct Renderer: Sendable {
     /// A still WebP is cut to `window` while it decodes, if one is given: returns true then.
     static func decode(_ source: [UInt8], format: SourceFormat, header: Header, hint: (width: Int, height: Int)?,
                        window: (rect: PixelRect, size: (width: Int, height: Int))?, animated: Bool,
-                       into image: MagickImage) throws(ThumbError) -> Bool {
+                       into image: MagickImage) throws(ImagingFailure) -> Bool {
         if format == .webp, try image.readAnimatedWebP(source, frames: animated ? header.frames : 1) { return false }
         if let hint {
             switch format {
@@ -258,7 +258,7 @@ public struct Renderer: Sendable {
     /// `max_bytes`, then at the next of the options' quality steps while the result does not fit;
     /// each encode only while `deadline` has not passed.
     static func encode(_ image: MagickImage, as format: ImageFormat, options: ProcessingOptions,
-                       deadline: RenderDeadline) throws(ThumbError) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
+                       deadline: RenderDeadline) throws(ImagingFailure) -> (bytes: [UInt8], autoQuality: ChosenQuality?) {
         if format == .png && options.pngQuantize {
             try deadline.check()
             return (try image.encodePalettePNG(colors: options.pngQuantizationColors), nil)
@@ -289,7 +289,7 @@ public struct Renderer: Sendable {
     /// is on, else the format's quality), the smallest kept; candidates after the first only while
     /// the encodes spent stay under BestFormat.maxEncodes.
     static func encodeSmallest(_ image: MagickImage, candidates: [ImageFormat], options: ProcessingOptions,
-                               deadline: RenderDeadline) throws(ThumbError)
+                               deadline: RenderDeadline) throws(ImagingFailure)
         -> (bytes: [UInt8], format: ImageFormat, autoQuality: ChosenQuality?) {
         var smallest: (bytes: [UInt8], format: ImageFormat, autoQuality: ChosenQuality?)?
         var encodes = 0

@@ -8,7 +8,7 @@ struct WebPHeader {
     let height: Int
     let frames: Int
 
-    init(_ bytes: [UInt8]) throws(ThumbError) {
+    init(_ bytes: [UInt8]) throws(ImagingFailure) {
         let read: (width: Int, height: Int, frames: Int)? = bytes.withUnsafeBufferPointer { buffer in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
             guard let demux = WebPDemux(&data) else { return nil }

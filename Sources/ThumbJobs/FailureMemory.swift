@@ -13,14 +13,14 @@ public final class FailureMemory: Sendable {
         public init() {}
     }
 
-    private let failures = Mutex<[String: (error: ThumbError, until: UInt64)]>([:])
+    private let failures = Mutex<[String: (error: JobFailure, until: UInt64)]>([:])
     private let lifetimes: Lifetimes
 
     public init(lifetimes: Lifetimes) {
         self.lifetimes = lifetimes
     }
 
-    public func failure(for url: String) -> ThumbError? {
+    public func failure(for url: String) -> JobFailure? {
         failures.withLock { failures in
             guard let remembered = failures[url] else { return nil }
             guard remembered.until > DispatchTime.now().uptimeNanoseconds else {
@@ -32,13 +32,15 @@ public final class FailureMemory: Sendable {
     }
 
     /// Overload and internal failures say nothing about the source and are not remembered.
-    public func remember(_ error: ThumbError, for url: String) {
+    public func remember(_ error: JobFailure, for url: String) {
         let seconds: Double
         switch error {
-        case .sourceNotFound, .forbidden, .sourceNotAllowed, .sourceTooLarge, .unprocessable, .undecodable, .overLimit:
+        case .fetch(.sourceNotFound), .fetch(.forbidden), .fetch(.sourceNotAllowed), .fetch(.sourceTooLarge),
+             .imaging(.unprocessable), .imaging(.undecodable), .imaging(.overLimit):
             seconds = lifetimes.notFound
-        case .originFailed, .originTimeout: seconds = lifetimes.failure
-        case .invalidURL, .badRequest, .expired, .overloaded, .deadlineExceeded, .internalFailure: return
+        case .fetch(.originFailed), .fetch(.originTimeout): seconds = lifetimes.failure
+        case .fetch(.invalidURL), .fetch(.badRequest), .fetch(.internalFailure), .imaging(.internalFailure), .cache, .overloaded:
+            return
         }
         guard seconds > 0 else { return }
         let until = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)

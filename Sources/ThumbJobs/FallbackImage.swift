@@ -32,21 +32,11 @@ public struct FallbackImage: Sendable {
         public init() {}
 
         /// The fallback image these bytes make, answered as configured.
-        func image(_ bytes: [UInt8]) throws(ThumbError) -> FallbackImage {
+        func image(_ bytes: [UInt8]) throws(ImagingFailure) -> FallbackImage {
             guard let format = ContentSniffer.format(of: bytes) else {
                 throw .unprocessable("the fallback image \(ContentSniffer.refusal(of: bytes))")
             }
             return FallbackImage(bytes: bytes, format: format, status: status, maxAge: maxAge)
-        }
-    }
-}
-
-extension ThumbError {
-    /// The source failed, not the request: a broken, missing or refused original, or its origin.
-    var fallsBack: Bool {
-        switch self {
-        case .sourceNotFound, .sourceTooLarge, .unprocessable, .undecodable, .overLimit, .originFailed, .originTimeout: true
-        case .invalidURL, .badRequest, .forbidden, .sourceNotAllowed, .expired, .overloaded, .deadlineExceeded, .internalFailure: false
         }
     }
 }

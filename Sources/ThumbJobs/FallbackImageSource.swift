@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import ThumbFetch
+import ThumbImaging
 import ThumbRuntime
 
 /// The fallback image as it stands now. Bytes given at start are there at once. A
@@ -15,10 +16,10 @@ public final class FallbackImageSource: Sendable {
     private let maxPause: Double
 
     /// Throws when the bytes given are not an image (which the settings check when they read them).
-    public init(_ settings: FallbackImage.Settings, maxPause: Double = 60) throws(ThumbError) {
+    public init(_ settings: FallbackImage.Settings, maxPause: Double = 60) throws(ImagingFailure) {
         self.settings = settings
         self.maxPause = maxPause
-        loaded = Mutex(try settings.image.map { bytes throws(ThumbError) in try settings.image(bytes) })
+        loaded = Mutex(try settings.image.map { bytes throws(ImagingFailure) in try settings.image(bytes) })
     }
 
     /// The image a failed source gets now; nil: none (yet).
@@ -39,8 +40,19 @@ public final class FallbackImageSource: Sendable {
 
     /// True when the image is in place; `pause`: seconds until the next try, for the log.
     private func attempt(_ url: String, fetcher: OriginFetcher, logger: Logger, pause: Double) -> Bool {
-        do throws(ThumbError) {
-            let image = try settings.image(try fetcher.fetch(url).body)
+        do throws(JobFailure) {
+            let body: [UInt8]
+            do throws(FetchFailure) {
+                body = try fetcher.fetch(url).body
+            } catch {
+                throw .fetch(error)
+            }
+            let image: FallbackImage
+            do throws(ImagingFailure) {
+                image = try settings.image(body)
+            } catch {
+                throw .imaging(error)
+            }
             loaded.withLock { $0 = image }
             logger.info("fallback image loaded", metadata: ["bytes": "\(image.bytes.count)"])
             return true

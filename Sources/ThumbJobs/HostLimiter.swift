@@ -28,7 +28,7 @@ public final class HostLimiter: Sendable {
     public var waitingCount: Int { books.withLock { $0.waitingCount } }
 
     /// Throws `.overloaded` when too many fetches already wait for their hosts.
-    public func acquire(_ host: String) async throws(ThumbError) {
+    public func acquire(_ host: String) async throws(JobFailure) {
         let refused = await withCheckedContinuation { (waiter: Waiter) in
             // Decided and queued under one lock, so a release in between cannot miss the waiter.
             let answer = books.withLock { books -> Bool? in

@@ -7,7 +7,7 @@ import ThumbRuntime
 /// requests for one source wait for one fetch, which runs on the fetch pool within the per-host
 /// limit.
 public struct SourceStage: Sendable {
-    public typealias SourceOutcome = Result<FetchedSource, ThumbError>
+    public typealias SourceOutcome = Result<FetchedSource, JobFailure>
 
     public let fetcher: OriginFetcher
     /// nil when `local://` sources are off.
@@ -17,10 +17,10 @@ public struct SourceStage: Sendable {
     public let recent: RecentSources
     public let failures: FailureMemory
     public let coalescer = Coalescer<String, SourceOutcome>()
-    public let metrics: Metrics
+    public let metrics: JobMetrics
 
     public init(fetcher: OriginFetcher, localReader: LocalFileReader?, pool: BlockingPool, hosts: HostLimiter,
-                recent: RecentSources, failures: FailureMemory, metrics: Metrics) {
+                recent: RecentSources, failures: FailureMemory, metrics: JobMetrics) {
         self.fetcher = fetcher
         self.localReader = localReader
         self.pool = pool
@@ -60,33 +60,41 @@ public struct SourceStage: Sendable {
         return bytes.flatMap { response in
             guard let format = ContentSniffer.format(of: response.body) else {
                 let declared = response.contentType ?? "no content type"
-                return .failure(.unprocessable("source \(ContentSniffer.refusal(of: response.body)) (\(declared))"))
+                return .failure(.imaging(.unprocessable("source \(ContentSniffer.refusal(of: response.body)) (\(declared))")))
             }
             return .success(FetchedSource(bytes: response.body, format: format))
         }
     }
 
     /// Holds a slot of the source's host for the length of the transfer, not of the decode.
-    private func download(_ url: String) async -> Result<OriginFetcher.Response, ThumbError> {
+    private func download(_ url: String) async -> Result<OriginFetcher.Response, JobFailure> {
         let host = OriginFetcher.host(of: url)
-        do throws(ThumbError) {
+        do throws(JobFailure) {
             try await hosts.acquire(host)
         } catch {
             return .failure(error)
         }
         metrics.increment(.originFetches)
         let (fetcher, metrics) = (self.fetcher, self.metrics)
-        let response = await pool.runCatching { () throws(ThumbError) in
-            try metrics.measure(.fetch) { () throws(ThumbError) in try fetcher.fetch(url) }
+        let response = await pool.runCatching { () throws(JobFailure) in
+            do throws(FetchFailure) {
+                return try metrics.measure(.fetch) { () throws(FetchFailure) in try fetcher.fetch(url) }
+            } catch {
+                throw .fetch(error)
+            }
         }
         hosts.release(host)
         return response
     }
 
-    private func readLocal(_ url: String) async -> Result<OriginFetcher.Response, ThumbError> {
-        guard let reader = localReader else { return .failure(LocalFileReader.notEnabled) }
-        return await pool.runCatching { () throws(ThumbError) in
-            OriginFetcher.Response(body: try reader.read(url), contentType: nil)
+    private func readLocal(_ url: String) async -> Result<OriginFetcher.Response, JobFailure> {
+        guard let reader = localReader else { return .failure(.fetch(LocalFileReader.notEnabled)) }
+        return await pool.runCatching { () throws(JobFailure) in
+            do throws(FetchFailure) {
+                return OriginFetcher.Response(body: try reader.read(url), contentType: nil)
+            } catch {
+                throw .fetch(error)
+            }
         }
     }
 }

@@ -27,4 +27,4 @@ public struct Thumbnail: Sendable {
 }
 
 /// What every request of one job receives.
-public typealias JobOutcome = Result<Thumbnail, ThumbError>
+public typealias JobOutcome = Result<Thumbnail, JobFailure>

@@ -39,7 +39,7 @@ extension ThumbnailPipeline {
 
     /// A file can be made in the cache root (and is removed again).
     private func cacheRootProblem() -> String? {
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             let temp = try FileSystem.makeTempFile(besides: store.root + "/health")
             unlink(temp.path)
             try temp.close()

@@ -1,22 +1,25 @@
 import ThumbRuntime
 
-/// What the pipeline tells a scrape: the counters kept elsewhere (the coalescers, the
-/// cache index) and the levels read now, in Prometheus' text format. The server asks for this;
-/// it need not know where each figure is kept.
 extension ThumbnailPipeline {
-    public func scrapeMetrics() -> String {
-        let cache = store.index.usage
-        let countedHere = store.index.countedHere
-        let mirrored: [Metrics.Mirrored: Int] = [
-            .cacheHitsReported: Int(clamping: countedHere.hitsReported), .cacheKeysEvicted: Int(clamping: countedHere.keysEvicted),
-            .thumbnailJobs: coalescer.jobsStarted, .thumbnailRequestsJoined: coalescer.requestsJoined,
-            .sourceJobs: sources.coalescer.jobsStarted, .sourceRequestsJoined: sources.coalescer.requestsJoined,
-        ]
-        let levels: [Metrics.Level: Int] = [
-            .cacheEntries: cache.entries, .cacheBytes: Int(clamping: cache.bytes),
-            .fetchQueueLength: sources.pool.queued, .renderQueueLength: renderPool.queued,
-            .fetchesWaitingForHost: sources.hosts.waitingCount, .sourceMemoryBytes: sources.recent.heldBytes,
-        ]
-        return metrics.scrape(mirrored: mirrored, levels: levels)
+    /// What the pipeline's parts count or hold, read when scraped: the coalescers' jobs and
+    /// joins, the pools' queues, the fetches waiting for their hosts, the originals in memory.
+    func registerMetrics() {
+        let registry = metrics.registry
+        let (coalescer, sources, renderPool) = (coalescer, sources, renderPool)
+        registry.mirroredCounter("thumbnail_jobs", help: "Thumbnail jobs started (one per key at a time)") { coalescer.jobsStarted }
+        registry.mirroredCounter("thumbnail_requests_joined",
+                                 help: "Requests that waited for a thumbnail job another request had started") { coalescer.requestsJoined }
+        registry.mirroredCounter("source_jobs", help: "Source jobs started (one per source URL at a time)") {
+            sources.coalescer.jobsStarted
+        }
+        registry.mirroredCounter("source_requests_joined", help: "Thumbnail jobs that waited for a source job another had started") {
+            sources.coalescer.requestsJoined
+        }
+        registry.level("fetch_queue_length", help: "Fetches waiting for a thread of the fetch pool") { sources.pool.queued }
+        registry.level("render_queue_length", help: "Renders waiting for a thread of the render pool") { renderPool.queued }
+        registry.level("source_memory_bytes", help: "Bytes of recent originals kept in memory") { sources.recent.heldBytes }
+        registry.level("fetches_waiting_for_host", help: "Fetches waiting for a slot of their origin host") {
+            sources.hosts.waitingCount
+        }
     }
 }

@@ -19,13 +19,17 @@ public struct ThumbnailPipeline: Sendable {
     public let store: CacheStore
     public let coalescer = ThumbnailCoalescer()
     private let storeFailures = FailureStreak()
-    public let metrics: Metrics
+    public let metrics: JobMetrics
     public let logger: Logger
     public let fallback: FallbackImageSource?
     private let recentFallbacks: RecentFallbacks
+    /// The server's answer to a failure, for the job's log line and a fallback image's status.
+    private let answers: @Sendable (any ThumbFailure) -> FailureAnswer
 
     public init(sources: SourceStage, renderer: Renderer, renderPool: BlockingPool, store: CacheStore,
-                metrics: Metrics, logger: Logger, fallback: FallbackImageSource? = nil) {
+                metrics: JobMetrics, logger: Logger, fallback: FallbackImageSource? = nil,
+                answers: @escaping @Sendable (any ThumbFailure) -> FailureAnswer) {
+        self.answers = answers
         self.sources = sources
         self.renderer = renderer
         self.renderPool = renderPool
@@ -34,6 +38,7 @@ public struct ThumbnailPipeline: Sendable {
         self.logger = logger
         self.fallback = fallback
         recentFallbacks = RecentFallbacks(lifetime: .seconds(fallback?.settings.maxAge ?? 0))
+        registerMetrics()
     }
 
     /// `waiter` gets the outcome of the job for `request`, started if none is under way, as the
@@ -89,7 +94,10 @@ public struct ThumbnailPipeline: Sendable {
         // Stored already under another spelling of the URL, and still there: linked, not made
         // again. Only a key this process remembers storing costs a trip to the pool (the disk).
         if let stored = store.lastStored(request.key), case .success(let linked?) = await renderPool.runCatching({
-            () throws(ThumbError) in try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
+            () throws(JobFailure) in
+            try carried(JobFailure.cache) { () throws(CacheFailure) in
+                try pipeline.store.linkIfStillThere(request, documentURI: documentURI, to: stored)
+            }
         }) {
             // Answered from its file (X-Accel-Redirect): its bytes are not read.
             return (.success(Thumbnail(bytes: [], format: linked.format, stored: linked)), "linked", 0, 0)
@@ -98,7 +106,7 @@ public struct ThumbnailPipeline: Sendable {
         let source = await sources.source(for: request.sourceURL)
         let fetched = DispatchTime.now()
         let outcome = await source.asyncFlatMap { source in
-            await renderPool.runCatching { () throws(ThumbError) in
+            await renderPool.runCatching { () throws(JobFailure) in
                 try pipeline.renderAndPublish(source, request: request, documentURI: documentURI)
             }
         }
@@ -114,14 +122,16 @@ public struct ThumbnailPipeline: Sendable {
             return outcome
         }
         let renderer = self.renderer
-        let rendered = await renderPool.runCatching { () throws(ThumbError) in
-            try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+        let rendered = await renderPool.runCatching { () throws(JobFailure) in
+            try carried(JobFailure.imaging) { () throws(ImagingFailure) in
+                try renderer.render(fallback.bytes, sourceFormat: fallback.format, options: request.options)
+            }
         }
         metrics.increment(.fallbackRenders)
         guard case .success(let image) = rendered else { return outcome }
         metrics.increment(.fallbacks)
         let thumbnail = Thumbnail(bytes: image.bytes, format: image.format, stored: nil, fallback: fallback,
-                                  fallbackStatus: fallback.status ?? error.status)
+                                  fallbackStatus: fallback.status ?? answers(error).status)
         recentFallbacks.keep(thumbnail, for: request.key)
         return .success(thumbnail)
     }
@@ -131,7 +141,7 @@ public struct ThumbnailPipeline: Sendable {
     /// Called on the waiters' thread, off the cooperative pool: the link is a quick disk call.
     private func spelled(_ outcome: JobOutcome, as request: ThumbnailRequest, documentURI: String) -> JobOutcome {
         guard case .success(let thumbnail) = outcome, let stored = thumbnail.stored else { return outcome }
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             let own = try store.link(request, documentURI: documentURI, to: stored)
             return .success(Thumbnail(bytes: thumbnail.bytes, format: thumbnail.format, stored: own))
         } catch {
@@ -142,26 +152,28 @@ public struct ThumbnailPipeline: Sendable {
     }
 
     private func renderAndPublish(_ source: FetchedSource, request: ThumbnailRequest,
-                                  documentURI: String) throws(ThumbError) -> Thumbnail {
+                                  documentURI: String) throws(JobFailure) -> Thumbnail {
         let options = request.options
         if let limit = options.maxSourceFileSize, source.bytes.count > limit {
-            throw .sourceTooLarge(limit: limit)
+            throw .fetch(.sourceTooLarge(limit: limit))
         }
         let bytes: [UInt8]
         let format: ImageFormat
         if request.passesThrough(source.format.asOutput) {
-            let passed = try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
+            let passed = try carried(JobFailure.imaging) { () throws(ImagingFailure) in
+                try renderer.passThrough(source.bytes, sourceFormat: source.format, options: options)
+            }
             (bytes, format) = (passed.bytes, passed.format)
         } else {
             metrics.increment(.renders)
             let rendered: Renderer.Rendered
-            do throws(ThumbError) {
-                rendered = try metrics.measure(.render) { () throws(ThumbError) in
+            do throws(ImagingFailure) {
+                rendered = try metrics.measure(.render) { () throws(ImagingFailure) in
                     try renderer.render(source.bytes, sourceFormat: source.format, options: options)
                 }
             } catch {
                 metrics.recordSourceBytes(source.bytes.count, .error)
-                throw error
+                throw .imaging(error)
             }
             metrics.recordSourceBytes(source.bytes.count, .ok)
             metrics.recordResultBytes(rendered.bytes.count)
@@ -175,7 +187,7 @@ public struct ThumbnailPipeline: Sendable {
     /// A thumbnail that cannot be stored is still answered; the next request tries again. A full
     /// disk fails every store until space comes back: the log says so once, and once when it ends.
     private func publish(_ bytes: [UInt8], at path: CachePath, for request: ThumbnailRequest) -> CachePath? {
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try store.publish(bytes, at: path, key: request.key, sourceURL: request.sourceURL)
             if storeFailures.end() { logger.notice("storing thumbnails works again") }
             return path
@@ -193,7 +205,7 @@ public struct ThumbnailPipeline: Sendable {
     private func log(_ job: Ran, of request: ThumbnailRequest, documentURI: String, requestID: String,
                      totalMilliseconds: Int) {
         let outcome = job.outcome
-        let level: Logger.Level = if case .failure(let error) = outcome { error.logLevel } else { .info }
+        let level: Logger.Level = if case .failure(let error) = outcome { answers(error).logLevel } else { .info }
         logger.log(level: level, job.did, metadata: {
             var metadata: Logger.Metadata = [
                 "request_id": "\(requestID)",
@@ -210,7 +222,7 @@ public struct ThumbnailPipeline: Sendable {
                 metadata["type"] = "\(thumbnail.fallback == nil ? "made" : "fallback")"
                 metadata["bytes"] = "\(thumbnail.bytes.count)"
             case .failure(let error):
-                metadata["status"] = "\(error.status)"
+                metadata["status"] = "\(answers(error).status)"
                 metadata["type"] = "\(error.kind)"
                 metadata["error"] = "\(error)"
             }

@@ -59,7 +59,7 @@ public struct AutoQuality: Sendable, Hashable {
 
     /// `autoquality:%method:%target:%min_quality:%max_quality:%allowed_error`, every argument
     /// optional. A URL's minimum or maximum holds for every format, over the per-format settings.
-    mutating func apply(_ args: OptionArguments) throws(ThumbError) {
+    mutating func apply(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...5)
         if let name = args[0] {
             if name == "ml" {

@@ -19,7 +19,7 @@ struct OptionArguments {
         index < values.count && !values[index].isEmpty ? values[index] : nil
     }
 
-    func expectCount(_ range: ClosedRange<Int>) throws(ThumbError) {
+    func expectCount(_ range: ClosedRange<Int>) throws(RequestFailure) {
         guard !range.contains(values.count) else { return }
         let what = range.lowerBound == range.upperBound
             ? "\(range.lowerBound) argument\(range.lowerBound == 1 ? "" : "s")"
@@ -27,21 +27,21 @@ struct OptionArguments {
         throw .invalidURL("\(name) takes \(what), got \(values.count)")
     }
 
-    func invalid(_ index: Int, _ what: String = "argument", expected: String) -> ThumbError {
+    func invalid(_ index: Int, _ what: String = "argument", expected: String) -> RequestFailure {
         .invalidURL("invalid \(name) \(what) \(values[index].debugDescription): expected \(expected)")
     }
 
     /// The argument at `index`, which may be empty only where the option keeps its value; where
     /// imgproxy reads it as a number, a colour or a name it requires one (`required`), and an
     /// empty argument is refused as any bad value is.
-    private func text(_ index: Int, required: Bool, what: String, expected: String) throws(ThumbError) -> String? {
+    private func text(_ index: Int, required: Bool, what: String, expected: String) throws(RequestFailure) -> String? {
         if let text = self[index] { return text }
         if required { throw invalid(index, what, expected: expected) }
         return nil
     }
 
     func integer(_ index: Int, in range: ClosedRange<Int>, what: String = "argument",
-                 required: Bool = false) throws(ThumbError) -> Int? {
+                 required: Bool = false) throws(RequestFailure) -> Int? {
         let expected = "a whole number from \(range.lowerBound) to \(range.upperBound)"
         guard let text = try text(index, required: required, what: what, expected: expected) else { return nil }
         guard let value = Int(text), range.contains(value) else { throw invalid(index, what, expected: expected) }
@@ -49,7 +49,7 @@ struct OptionArguments {
     }
 
     func decimal(_ index: Int, _ bounds: DecimalBounds, what: String = "argument",
-                 required: Bool = false) throws(ThumbError) -> Double? {
+                 required: Bool = false) throws(RequestFailure) -> Double? {
         guard let text = try text(index, required: required, what: what, expected: bounds.expectation) else {
             return nil
         }
@@ -68,7 +68,7 @@ struct OptionArguments {
     }
 
     /// `RRGGBB` or `RGB`, without `#`.
-    func hexColor(_ index: Int, what: String = "argument") throws(ThumbError) -> RGBColor? {
+    func hexColor(_ index: Int, what: String = "argument") throws(RequestFailure) -> RGBColor? {
         guard let text = self[index] else { return nil }
         guard let color = RGBColor(hex: text) else { throw invalid(index, what, expected: "a hex colour, RRGGBB") }
         return color
@@ -77,7 +77,7 @@ struct OptionArguments {
     /// `type[:x[:y]]` from `start` on: a compass type with offsets in pixels (absent or empty
     /// ones keep the current compass offsets, as imgproxy keeps them), `sm` without offsets, or
     /// `fp:x:y` with both shares in 0...1. The type is required, as imgproxy requires it.
-    func gravity(from start: Int, allowed: [Gravity.Anchor], current: Gravity, what: String) throws(ThumbError)
+    func gravity(from start: Int, allowed: [Gravity.Anchor], current: Gravity, what: String) throws(RequestFailure)
         -> Gravity {
         let expected = "one of " + allowed.map(\.rawValue).joined(separator: ", ")
         guard let text = try text(start, required: true, what: what, expected: expected),

@@ -28,7 +28,7 @@ public struct OptionParser: Sendable {
 
     /// Where every request starts: imgproxy's defaults, the configured qualities (as `fq`
     /// entries, so a URL's `fq` redefines them and its `q` wins), then the `default` preset.
-    public func initialOptions() throws(ThumbError) -> ProcessingOptions {
+    public func initialOptions() throws(RequestFailure) -> ProcessingOptions {
         var options = base
         options.formatQuality = defaultQualities
         if presets["default"] != nil {
@@ -38,12 +38,12 @@ public struct OptionParser: Sendable {
     }
 
     /// One option of a URL; `preset`/`pr` applies the named presets in order, where it stands.
-    public func apply(_ option: URLOption, to options: inout ProcessingOptions) throws(ThumbError) {
+    public func apply(_ option: URLOption, to options: inout ProcessingOptions) throws(RequestFailure) {
         try apply(option, to: &options, within: [])
     }
 
     /// The presets named, in order; an unknown one (an empty name too) is refused, naming it.
-    public func applyPresets(_ names: [String], to options: inout ProcessingOptions) throws(ThumbError) {
+    public func applyPresets(_ names: [String], to options: inout ProcessingOptions) throws(RequestFailure) {
         try applyPresets(names, to: &options, within: [])
     }
 
@@ -53,7 +53,7 @@ public struct OptionParser: Sendable {
     public func presetProblems() -> [String] {
         presets.names.compactMap { name -> String? in
             var options = ProcessingOptions()
-            do throws(ThumbError) {
+            do throws(RequestFailure) {
                 try applyPresets([name], to: &options, within: [])
                 return nil
             } catch {
@@ -65,7 +65,7 @@ public struct OptionParser: Sendable {
     /// `path` is the chain of presets being applied: a preset that includes itself, however
     /// indirectly, is skipped there, as imgproxy skips it (with a warning), instead of looping.
     private func apply(_ option: URLOption, to options: inout ProcessingOptions,
-                       within path: [String]) throws(ThumbError) {
+                       within path: [String]) throws(RequestFailure) {
         if OptionName(spelling: option.name) == .preset {
             try applyPresets(option.arguments, to: &options, within: path)
         } else {
@@ -74,23 +74,13 @@ public struct OptionParser: Sendable {
     }
 
     private func applyPresets(_ names: [String], to options: inout ProcessingOptions,
-                              within path: [String]) throws(ThumbError) {
+                              within path: [String]) throws(RequestFailure) {
         for name in names {
             guard let preset = presets[name] else { throw .invalidURL("unknown preset \(name.debugDescription)") }
             guard !path.contains(name) else { continue }
             for option in preset {
                 try apply(option, to: &options, within: path + [name])
             }
-        }
-    }
-}
-
-extension ThumbError {
-    /// The message without the status's prefix.
-    fileprivate var detail: String {
-        switch self {
-        case .invalidURL(let why), .badRequest(let why), .forbidden(let why): why
-        default: publicMessage
         }
     }
 }

@@ -5,7 +5,7 @@ import ThumbRuntime
 extension ProcessingOptions {
     /// `name` is one of the options after geometry; `apply` hands only those here.
     mutating func applyOutput(_ name: OptionName, _ args: OptionArguments,
-                              allowSecurityOptions: Bool) throws(ThumbError) {
+                              allowSecurityOptions: Bool) throws(RequestFailure) {
         switch name {
         // Colour and effects
         case .background: try applyBackground(args)
@@ -66,7 +66,7 @@ extension ProcessingOptions {
     // MARK: Colour and effects
 
     /// `R:G:B` (0–255 each) or `RRGGBB`; an empty argument turns the background off again.
-    private mutating func applyBackground(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyBackground(_ args: OptionArguments) throws(RequestFailure) {
         switch args.count {
         case 1:
             background = try args.hexColor(0)
@@ -85,7 +85,7 @@ extension ProcessingOptions {
     }
 
     /// `opacity:position:x:y:scale`; opacity 0 turns the watermark off.
-    private mutating func applyWatermark(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyWatermark(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...5)
         var mark = watermark ?? Watermark(opacity: 0)
         mark.opacity = try args.decimal(0, .from(0, to: 1), what: "opacity", required: true) ?? mark.opacity
@@ -109,7 +109,7 @@ extension ProcessingOptions {
     // MARK: Output
 
     /// `format:quality` pairs; quality 0 removes the format's entry (back to `q` or the default).
-    private mutating func applyFormatQuality(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyFormatQuality(_ args: OptionArguments) throws(RequestFailure) {
         guard args.count.isMultiple(of: 2) else {
             let last = args.values[args.count - 1].debugDescription
             throw .invalidURL("\(args.name) takes format:quality pairs: \(last) has no quality")
@@ -122,7 +122,7 @@ extension ProcessingOptions {
         }
     }
 
-    private mutating func applySkipProcessing(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applySkipProcessing(_ args: OptionArguments) throws(RequestFailure) {
         for index in args.values.indices {
             if let format = try Self.format(args, index, allowingOthers: true) {
                 skipProcessing.insert(format)
@@ -134,7 +134,7 @@ extension ProcessingOptions {
     /// knows, which read as nil (no output of thumbd can be in them, so an `fq` or `skp` for them
     /// is moot).
     private static func format(_ args: OptionArguments, _ index: Int,
-                               allowingOthers: Bool = false) throws(ThumbError) -> ImageFormat? {
+                               allowingOthers: Bool = false) throws(RequestFailure) -> ImageFormat? {
         let text = args.values[index]
         if let format = ImageFormat(extension: text) { return format }
         if allowingOthers, ImageFormat.otherImgproxyNames.contains(text.lowercased()) { return nil }
@@ -144,14 +144,14 @@ extension ProcessingOptions {
     // MARK: Handling
 
     /// A unix timestamp; 0 or below means the URL does not expire, as in imgproxy.
-    private mutating func applyExpires(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyExpires(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...1)
         guard let timestamp = Int(args.values[0]) else { throw args.invalid(0, expected: "a unix timestamp") }
         expires = timestamp > 0 ? timestamp : nil
     }
 
     /// `filename[:encoded]`: percent-escaped, or base64url when `encoded` is true. Empty: none.
-    private mutating func applyFilename(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyFilename(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...2)
         let encoded = args.bool(1) ?? false
         guard let text = args[0] else {
@@ -168,7 +168,7 @@ extension ProcessingOptions {
 
     // MARK: Security
 
-    private mutating func applySecurity(_ name: OptionName, _ args: OptionArguments) throws(ThumbError) {
+    private mutating func applySecurity(_ name: OptionName, _ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...1)
         switch name {
         case .maxSrcResolution:

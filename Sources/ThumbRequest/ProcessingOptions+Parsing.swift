@@ -5,7 +5,7 @@ import ThumbRuntime
 /// configured presets and are applied by `OptionParser`, which hands every other option here.
 extension ProcessingOptions {
     /// Every option but `preset`; the security options only when `allowSecurityOptions`.
-    mutating func apply(_ option: URLOption, allowSecurityOptions: Bool) throws(ThumbError) {
+    mutating func apply(_ option: URLOption, allowSecurityOptions: Bool) throws(RequestFailure) {
         guard let name = OptionName(spelling: option.name) else { throw .invalidURL("unknown option \(option.name)") }
         let args = OptionArguments(option)
         switch name {
@@ -64,7 +64,7 @@ extension ProcessingOptions {
     // MARK: Geometry
 
     /// `type:width:height:enlarge:extend[:gravity args]`.
-    private mutating func applyResize(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyResize(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...8)
         resizingType = try Self.resizingType(args, 0) ?? resizingType
         try applySize(args, from: 1)
@@ -72,7 +72,7 @@ extension ProcessingOptions {
 
     /// `width:height:enlarge:extend[:type:x:y]`, shared by `resize` and `size`. Each empty
     /// argument keeps its value; an empty extend leaves its gravity unread, as in imgproxy.
-    private mutating func applySize(_ args: OptionArguments, from start: Int) throws(ThumbError) {
+    private mutating func applySize(_ args: OptionArguments, from start: Int) throws(RequestFailure) {
         let limit = 0...Self.maxDimension
         width = try args.integer(start, in: limit) ?? width
         height = try args.integer(start + 1, in: limit) ?? height
@@ -83,7 +83,7 @@ extension ProcessingOptions {
     /// `enabled[:type:x:y]`, `enabled` read as imgproxy reads a boolean (empty is false): a
     /// gravity given while extend is off is checked and dropped.
     private mutating func applyExtend(_ args: OptionArguments, from start: Int,
-                                      to field: WritableKeyPath<ProcessingOptions, ExtendSwitch>) throws(ThumbError) {
+                                      to field: WritableKeyPath<ProcessingOptions, ExtendSwitch>) throws(RequestFailure) {
         if args.count > start + 1 {
             self[keyPath: field].placement = try args.gravity(from: start + 1, allowed: Self.extendAnchors,
                                                               current: self[keyPath: field].placement, what: "gravity type")
@@ -95,7 +95,7 @@ extension ProcessingOptions {
     static let extendAnchors = Gravity.Anchor.allCases.filter { $0 != .smart }
 
     /// `zoom:x_y` or `zoom:x:y`, each above 0.
-    private mutating func applyZoom(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyZoom(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...2)
         let bounds = DecimalBounds.above(0, to: Self.maxFactor)
         let x = try args.decimal(0, bounds, required: true) ?? zoomX
@@ -105,7 +105,7 @@ extension ProcessingOptions {
 
     /// `width:height[:gravity args]`: pixels from 1 up, a share of the side below 1, 0 for the
     /// whole side; without a gravity the crop follows the image's `gravity`.
-    private mutating func applyCrop(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyCrop(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...5)
         let bounds = DecimalBounds.from(0, to: Double(Self.maxDimension))
         var cut = crop ?? Crop(width: 0, height: 0)
@@ -120,7 +120,7 @@ extension ProcessingOptions {
 
     /// `threshold:color:equal_hor:equal_ver`. As imgproxy: no threshold turns trimming off, no
     /// colour means the colour of the corner, the two flags keep their values.
-    private mutating func applyTrim(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyTrim(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...4)
         let threshold = try args.decimal(0, .from(0, to: Self.maxFactor), what: "threshold")
         let color = try args.hexColor(1, what: "colour")
@@ -132,7 +132,7 @@ extension ProcessingOptions {
     }
 
     /// CSS shorthand: `top[:right[:bottom[:left]]]`; right and bottom default to top, left to right.
-    private mutating func applyPadding(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyPadding(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...4)
         let limit = 0...Self.maxDimension
         var sides = padding
@@ -144,7 +144,7 @@ extension ProcessingOptions {
     }
 
     /// Any multiple of 90 degrees, as imgproxy takes it, kept as 0, 90, 180 or 270.
-    private mutating func applyRotate(_ args: OptionArguments) throws(ThumbError) {
+    private mutating func applyRotate(_ args: OptionArguments) throws(RequestFailure) {
         try args.expectCount(1...1)
         guard let degrees = Int(args.values[0]), degrees.isMultiple(of: 90) else {
             throw args.invalid(0, expected: "a multiple of 90: 0, 90, 180 or 270")
@@ -155,19 +155,19 @@ extension ProcessingOptions {
     // MARK: Shared readers
 
     /// A single width or height: 0...maxDimension, required.
-    static func dimension(_ args: OptionArguments) throws(ThumbError) -> Int? {
+    static func dimension(_ args: OptionArguments) throws(RequestFailure) -> Int? {
         try args.expectCount(1...1)
         return try args.integer(0, in: 0...maxDimension, required: true)
     }
 
     /// A single boolean argument, empty being false as imgproxy reads it.
-    static func bool(_ args: OptionArguments) throws(ThumbError) -> Bool? {
+    static func bool(_ args: OptionArguments) throws(RequestFailure) -> Bool? {
         try args.expectCount(1...1)
         return args.bool(0, emptyKeeps: false)
     }
 
     private static func resizingType(_ args: OptionArguments, _ index: Int,
-                                     required: Bool = false) throws(ThumbError) -> ResizingType? {
+                                     required: Bool = false) throws(RequestFailure) -> ResizingType? {
         let known = "one of " + ResizingType.allCases.map(\.rawValue).joined(separator: ", ")
         guard args[index] != nil || required else { return nil }
         guard let type = ResizingType(rawValue: args.values[index]) else {

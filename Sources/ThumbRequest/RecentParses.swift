@@ -18,8 +18,8 @@ package final class RecentParses: Sendable {
     /// The request parsed from `requestURI`: remembered, or parsed now by `parse` (outside the
     /// lock) and remembered if it succeeds.
     package func request(
-        for requestURI: [UInt8], parse: ([UInt8]) throws(ThumbError) -> ThumbnailRequest
-    ) throws(ThumbError) -> ThumbnailRequest {
+        for requestURI: [UInt8], parse: ([UInt8]) throws(RequestFailure) -> ThumbnailRequest
+    ) throws(RequestFailure) -> ThumbnailRequest {
         if let known = requests.withLock({ $0[requestURI] }) { return known }
         let request = try parse(requestURI)
         requests.withLock { $0.keep(request, for: requestURI) }

@@ -16,7 +16,7 @@ public struct RequestPathParser: Sendable {
     }
 
     /// A path written as a String (the tools, tests): the signature covers its UTF-8 bytes.
-    public func parse(rawPath: String) throws(ThumbError) -> ThumbnailRequest {
+    public func parse(rawPath: String) throws(RequestFailure) -> ThumbnailRequest {
         let path = Array(rawPath.utf8)[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
@@ -33,7 +33,7 @@ public struct RequestPathParser: Sendable {
     /// thumbnail means the same options and a source that goes on the wire as the same URL: a
     /// source escaped as a whole (`encodeURIComponent`, as imgproxy's docs ask) holds escapes of
     /// its own, which reading it decodes once either way and the fetch writes back.
-    public func parse(requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
+    public func parse(requestURI: [UInt8]) throws(RequestFailure) -> ThumbnailRequest {
         let path = requestURI[...].prefix { $0 != UInt8(ascii: "?") }
         let (signature, signedPath) = try Self.split(path)
         let repaired = PathRepair.repaired(signedPath)
@@ -66,7 +66,7 @@ public struct RequestPathParser: Sendable {
     /// Without a key any signature passes, but not a segment with a colon: that is an option, and
     /// the signature was left out (imgproxy's security/signature.go says so, with a 403).
     private func verify(_ signature: ArraySlice<UInt8>,
-                        _ path: [UInt8]) throws(ThumbError) -> SignatureVerifier.Verification {
+                        _ path: [UInt8]) throws(RequestFailure) -> SignatureVerifier.Verification {
         if verifier.acceptsAnySignature, signature.contains(UInt8(ascii: ":")) {
             throw .forbidden("the signature appears to be a processing option: a URL starts with its signature")
         }
@@ -89,7 +89,7 @@ public struct RequestPathParser: Sendable {
     }
 
     /// `/{signature}{signed path}`: the signed path keeps its leading slash.
-    private static func split(_ path: ArraySlice<UInt8>) throws(ThumbError) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
+    private static func split(_ path: ArraySlice<UInt8>) throws(RequestFailure) -> (signature: ArraySlice<UInt8>, signedPath: ArraySlice<UInt8>) {
         guard path.first == UInt8(ascii: "/") else { throw .invalidURL("path must start with /") }
         let afterSlash = path.dropFirst()
         guard let slash = afterSlash.firstIndex(of: UInt8(ascii: "/")) else { throw .invalidURL("missing options and source") }
@@ -99,7 +99,7 @@ public struct RequestPathParser: Sendable {
     /// Options, then the source, after the signature (with its leading slash). Split on bytes, as
     /// imgproxy splits: a `/` or `:` followed by a combining mark still separates, and no grapheme
     /// needs finding on a path every miss parses.
-    private func parse(signedPath: String, signature: String?) throws(ThumbError) -> ThumbnailRequest {
+    private func parse(signedPath: String, signature: String?) throws(RequestFailure) -> ThumbnailRequest {
         let segments = signedPath.utf8.dropFirst().split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map(Substring.init)
         var processing = try options.initialOptions()

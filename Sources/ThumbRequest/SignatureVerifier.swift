@@ -85,14 +85,14 @@ public struct SignatureVerifier: Sendable {
     }
 
     @discardableResult
-    public func verify(signature: Substring, path: Substring) throws(ThumbError) -> Verification {
+    public func verify(signature: Substring, path: Substring) throws(RequestFailure) -> Verification {
         try verify(signature: Array(signature.utf8), path: Array(path.utf8))
     }
 
     /// A trusted signature is taken as trusted even where it is also some path's HMAC: the files
     /// nginx serves by it would otherwise answer every other URL that carries it.
     @discardableResult
-    public func verify(signature given: [UInt8], path: [UInt8]) throws(ThumbError) -> Verification {
+    public func verify(signature given: [UInt8], path: [UInt8]) throws(RequestFailure) -> Verification {
         guard !acceptsAnySignature else { return .unchecked }
         for signature in trusted where Self.constantTimeEqual(given, signature) {
             return .trusted

@@ -18,7 +18,7 @@ public struct SourceURL: Sendable, Hashable {
     }
 
     /// Parses the path segments that follow the options.
-    public init(segments: ArraySlice<Substring>, baseURL: String?) throws(ThumbError) {
+    public init(segments: ArraySlice<Substring>, baseURL: String?) throws(RequestFailure) {
         guard let first = segments.first, !first.isEmpty else { throw .invalidURL("missing source URL") }
         let raw: String
         let ext: Substring?
@@ -43,7 +43,7 @@ public struct SourceURL: Sendable, Hashable {
         }
     }
 
-    private static func splitPlain(_ text: String) throws(ThumbError) -> (String, Substring?) {
+    private static func splitPlain(_ text: String) throws(RequestFailure) -> (String, Substring?) {
         var body = Substring(text)
         var ext: Substring?
         // An `@` followed by a path is userinfo or a path character, not the extension marker.
@@ -57,7 +57,7 @@ public struct SourceURL: Sendable, Hashable {
         return (decoded, ext)
     }
 
-    private static func splitEncoded(_ text: String) throws(ThumbError) -> (String, Substring?) {
+    private static func splitEncoded(_ text: String) throws(RequestFailure) -> (String, Substring?) {
         var body = Substring(text)
         var ext: Substring?
         if let dot = text.utf8.lastIndex(of: UInt8(ascii: ".")) {
@@ -76,7 +76,7 @@ public struct SourceURL: Sendable, Hashable {
     /// names no path (`https://origin.example`) is taken with its `/`: `@evil.example/x` would
     /// otherwise make the base's host a user name, and `https://origin.example.evil.example/x`
     /// would start with it.
-    private static func absolute(_ url: String, baseURL: String?) throws(ThumbError) -> String {
+    private static func absolute(_ url: String, baseURL: String?) throws(RequestFailure) -> String {
         guard let baseURL else {
             guard hasScheme(url) else { throw .invalidURL("source URL has no scheme and no base URL is configured") }
             return url

@@ -35,16 +35,15 @@ public final class BlockingPool: Sendable {
     /// What the pool is for (`fetch`, `render`), as health problems name it.
     public var name: String { role.rawValue }
 
-    /// Runs `body` on one of the pool's threads. Throws `.overloaded` when the queue is full or
-    /// the pool is shutting down.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws(ThumbError) -> T {
-        let result: Result<T, ThumbError> = await withCheckedContinuation { continuation in
-            guard submit({ continuation.resume(returning: .success(body())) }) else {
-                continuation.resume(returning: .failure(.overloaded))
+    /// Runs `body` on one of the pool's threads; nil when the queue is full or the pool is
+    /// shutting down.
+    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+        await withCheckedContinuation { continuation in
+            guard submit({ continuation.resume(returning: body()) }) else {
+                continuation.resume(returning: nil)
                 return
             }
         }
-        return try result.get()
     }
 
     /// Queues `task` for one of the pool's threads; false, and `task` dropped, when the queue is
@@ -57,15 +56,12 @@ public final class BlockingPool: Sendable {
         }
     }
 
-    /// Runs throwing work on the pool; a full queue and the work's own failure arrive alike.
-    public func runCatching<T: Sendable>(
-        _ body: @escaping @Sendable () throws(ThumbError) -> T
-    ) async -> Result<T, ThumbError> {
-        do throws(ThumbError) {
-            return try await run { Result(catching: body) }
-        } catch {
-            return .failure(error)
-        }
+    /// Runs throwing work on the pool; a full queue (`.overloaded`) and the work's own failure
+    /// arrive alike.
+    public func runCatching<T: Sendable, Failure: PoolRefusal>(
+        _ body: @escaping @Sendable () throws(Failure) -> T
+    ) async -> Result<T, Failure> {
+        await run { Result(catching: body) } ?? .failure(.overloaded)
     }
 
     /// How many tasks wait for a thread.

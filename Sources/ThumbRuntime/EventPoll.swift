@@ -30,7 +30,7 @@ package final class EventPoll: Sendable {
     private let descriptor: Int32
 
     /// - Parameter purpose: what the poll is for, to say what cannot be done when it cannot be made.
-    package init(for purpose: String) throws(ThumbError) {
+    package init(for purpose: String) throws(SystemFailure) {
         descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard descriptor >= 0 else { throw .internalFailure("cannot \(purpose): \(String(cString: strerror(errno)))") }
     }

@@ -19,7 +19,7 @@ package struct FileDescriptor: ~Copyable, Sendable {
 
     /// Closes now, for a caller that must know the writes reached the file. The descriptor is
     /// released even when close reports an error, so it is never closed twice.
-    package consuming func close() throws(ThumbError) {
+    package consuming func close() throws(SystemFailure) {
         let raw = self.raw
         discard self
         guard Glibc.close(raw) == 0 else { throw FileSystem.failure("close") }

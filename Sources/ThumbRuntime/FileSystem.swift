@@ -19,7 +19,7 @@ package enum FileSystem {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    static func read(_ path: String) throws(ThumbError) -> [UInt8] {
+    static func read(_ path: String) throws(SystemFailure) -> [UInt8] {
         guard let bytes = try readIfPresent(path) else {
             throw .internalFailure("open \(path): \(String(cString: strerror(ENOENT)))")
         }
@@ -27,7 +27,7 @@ package enum FileSystem {
     }
 
     /// nil when there is no file at `path` (evicted a moment ago).
-    static func readIfPresent(_ path: String) throws(ThumbError) -> [UInt8]? {
+    static func readIfPresent(_ path: String) throws(SystemFailure) -> [UInt8]? {
         var raw: Int32
         repeat {
             raw = open(path, O_RDONLY | O_CLOEXEC)
@@ -52,7 +52,7 @@ package enum FileSystem {
     }
 
     /// Makes the directories between `root` (which exists) and the file at `path` below it.
-    package static func createDirectories(forFile path: String, below root: String) throws(ThumbError) {
+    package static func createDirectories(forFile path: String, below root: String) throws(SystemFailure) {
         var directory = root
         for component in path.dropFirst(root.count).split(separator: "/").dropLast() {
             directory += "/" + component
@@ -64,7 +64,7 @@ package enum FileSystem {
 
     /// A temp file in the target's directory (so the rename stays on one file system),
     /// mode 0644: mkstemp makes 0600, which nginx's workers cannot read.
-    package static func makeTempFile(besides target: String) throws(ThumbError) -> TempFile {
+    package static func makeTempFile(besides target: String) throws(SystemFailure) -> TempFile {
         let directory = target[..<(target.lastIndex(of: "/") ?? target.startIndex)]
         var template = Array("\(directory)/\(tempPrefix)\(getpid())-XXXXXX".utf8CString)
         let raw = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -78,7 +78,7 @@ package enum FileSystem {
         return temp
     }
 
-    package static func writeAll(_ bytes: [UInt8], to file: borrowing FileDescriptor) throws(ThumbError) {
+    package static func writeAll(_ bytes: [UInt8], to file: borrowing FileDescriptor) throws(SystemFailure) {
         var offset = 0
         while offset < bytes.count {
             let written = try retrying("write") {
@@ -88,22 +88,22 @@ package enum FileSystem {
         }
     }
 
-    package static func rename(_ from: String, to: String) throws(ThumbError) {
+    package static func rename(_ from: String, to: String) throws(SystemFailure) {
         guard Glibc.rename(from, to) == 0 else { throw failure("rename \(from) to \(to)") }
     }
 
     /// A name that already exists counts as done: it was made by an earlier alias of the same file.
-    package static func link(_ existing: String, to path: String) throws(ThumbError) {
+    package static func link(_ existing: String, to path: String) throws(SystemFailure) {
         guard Glibc.link(existing, path) == 0 || errno == EEXIST else { throw failure("link \(existing) to \(path)") }
     }
 
     /// Runs a system call again while it is interrupted by a signal.
-    static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ call: () -> T) throws(ThumbError) -> T {
+    static func retrying<T: BinaryInteger>(_ what: @autoclosure () -> String, _ call: () -> T) throws(SystemFailure) -> T {
         try retrying(call) { _ in failure(what()) }
     }
 
     /// The same, with the caller turning the errno into its error (a missing file can be a 404).
-    package static func retrying<T: BinaryInteger>(_ call: () -> T, failure: (Int32) -> ThumbError) throws(ThumbError) -> T {
+    package static func retrying<T: BinaryInteger, Failure: Error>(_ call: () -> T, failure: (Int32) -> Failure) throws(Failure) -> T {
         while true {
             let result = call()
             if result >= 0 { return result }
@@ -112,7 +112,7 @@ package enum FileSystem {
         }
     }
 
-    static func failure(_ what: String) -> ThumbError {
+    static func failure(_ what: String) -> SystemFailure {
         .internalFailure("\(what): \(String(cString: strerror(errno)))")
     }
 }

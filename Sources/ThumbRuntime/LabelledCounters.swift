@@ -4,7 +4,7 @@ import Synchronization
 /// One counter per value of a label (an HTTP status, a kind of error), made the first time the
 /// value comes: a request looks its counter up by the value itself, under a lock held for one
 /// dictionary lookup, where asking the registry would format and check the label's text each time.
-final class LabelledCounters<Value: Hashable & Sendable>: Sendable {
+package final class LabelledCounters<Value: Hashable & Sendable>: Sendable {
     private let counters = Mutex<[Value: Prometheus.Counter]>([:])
     private let make: @Sendable (Value) -> Prometheus.Counter
 
@@ -16,7 +16,7 @@ final class LabelledCounters<Value: Hashable & Sendable>: Sendable {
         }
     }
 
-    func increment(_ value: Value) {
+    package func increment(_ value: Value) {
         counters.withLock { counters in
             if let counter = counters[value] { return counter }
             let counter = make(value)

@@ -17,7 +17,7 @@ struct ProcessStats {
     var startTimeSeconds: Double
 
     /// Fails when /proc cannot be read or says what this reader does not understand.
-    static func read() throws(ThumbError) -> ProcessStats {
+    static func read() throws(SystemFailure) -> ProcessStats {
         // Past the command's name, which is in parentheses and may hold spaces or parentheses of
         // its own: field 3 (state) is the first.
         let stat = try text(of: "/proc/self/stat")
@@ -38,7 +38,7 @@ struct ProcessStats {
     }
 
     /// /proc's files say their size is 0: read until the end.
-    private static func text(of path: String) throws(ThumbError) -> String {
+    private static func text(of path: String) throws(SystemFailure) -> String {
         let raw = try FileSystem.retrying("open \(path)") { open(path, O_RDONLY | O_CLOEXEC) }
         let file = FileDescriptor(owning: raw)
         var bytes: [UInt8] = []
@@ -51,7 +51,7 @@ struct ProcessStats {
     }
 
     /// The entries of /proc/self/fd, less the one the listing itself holds open.
-    private static func openDescriptorCount() throws(ThumbError) -> Int {
+    private static func openDescriptorCount() throws(SystemFailure) -> Int {
         guard let directory = opendir("/proc/self/fd") else { throw FileSystem.failure("opendir /proc/self/fd") }
         defer { closedir(directory) }
         var count = 0

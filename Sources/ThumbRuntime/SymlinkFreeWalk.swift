@@ -10,18 +10,18 @@ import Glibc
 package enum SymlinkFreeWalk {
     /// An O_PATH descriptor of the directory at `path`, the start of walks beneath it;
     /// `failure` turns an errno into the caller's error.
-    package static func openRoot(_ path: String, failure: (Int32) -> ThumbError) throws(ThumbError) -> FileDescriptor {
+    package static func openRoot<Failure: Error>(_ path: String, failure: (Int32) -> Failure) throws(Failure) -> FileDescriptor {
         FileDescriptor(owning: try FileSystem.retrying({ open(path, O_PATH | O_DIRECTORY | O_CLOEXEC) }, failure: failure))
     }
 
     /// An O_PATH descriptor of the directory `components` name below `parent`; `failure` turns an errno into the caller's error: a symlink on the way is ELOOP or
     /// ENOTDIR, a way out of `parent` EXDEV.
-    package static func openDirectory(
-        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> ThumbError
-    ) throws(ThumbError) -> FileDescriptor {
+    package static func openDirectory<Failure: Error>(
+        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> Failure
+    ) throws(Failure) -> FileDescriptor {
         let path = components.isEmpty ? "." : components.joined(separator: "/")
         var unsupported = false
-        do throws(ThumbError) {
+        do throws(Failure) {
             let parent = parent.raw
             return FileDescriptor(owning: try FileSystem.retrying({
                 clinux_openat2(parent, path, UInt64(O_PATH | O_DIRECTORY | O_CLOEXEC),
@@ -37,9 +37,9 @@ package enum SymlinkFreeWalk {
     }
 
     /// Internal, not private: tests reach it on kernels that have openat2.
-    static func walk(
-        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> ThumbError
-    ) throws(ThumbError) -> FileDescriptor {
+    static func walk<Failure: Error>(
+        _ components: [Substring], beneath parent: borrowing FileDescriptor, failure: (Int32) -> Failure
+    ) throws(Failure) -> FileDescriptor {
         let parent = parent.raw
         var directory = FileDescriptor(owning: try FileSystem.retrying({ openat(parent, ".", O_PATH | O_DIRECTORY | O_CLOEXEC) },
                                                                       failure: failure))

@@ -22,7 +22,7 @@ public enum System {
     /// others may write has no owner to become: refused, saying why. Nothing to do when not root.
     /// A root named by a symlink is the directory it leads to: a link root made would otherwise
     /// leave the command root.
-    public static func becomeOwner(of path: String) throws(ThumbError) {
+    public static func becomeOwner(of path: String) throws(SystemFailure) {
         guard geteuid() == 0 else { return }
         var info = stat()
         guard stat(path, &info) == 0 else {

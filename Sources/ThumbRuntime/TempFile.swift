@@ -5,7 +5,7 @@ package struct TempFile: ~Copyable {
 
     /// Closes the file, for a rename that follows: its name stays for the caller to rename or
     /// remove.
-    package consuming func close() throws(ThumbError) {
+    package consuming func close() throws(SystemFailure) {
         try file.close()
     }
 }

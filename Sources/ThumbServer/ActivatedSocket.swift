@@ -13,7 +13,7 @@ public enum ActivatedSocket {
     /// The socket, or nil when thumbd was not started so. The variables are removed either way,
     /// so nothing thumbd starts takes them for its own. Call before any thread starts: unsetenv
     /// races with getenv on another thread (ImageMagick, libcurl and Foundation read theirs).
-    public static func take() throws(ThumbError) -> Int32? {
+    public static func take() throws(SystemFailure) -> Int32? {
         let environment = ["LISTEN_PID", "LISTEN_FDS"].map { (name: String) in getenv(name).map { String(cString: $0) } }
         for name in ["LISTEN_PID", "LISTEN_FDS", "LISTEN_FDNAMES"] { unsetenv(name) }
         guard let pid = environment[0].flatMap({ Int32($0) }), pid == getpid(), let count = environment[1] else {

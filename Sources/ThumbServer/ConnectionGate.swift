@@ -33,7 +33,7 @@ final class ConnectionGate: Sendable {
     private static let backoff = Duration.milliseconds(100)
 
     init(listening: Int32, paramsTimeout: Duration, maxConnections: Int, ready: ConnectionQueue,
-         logger: Logger) throws(ThumbError) {
+         logger: Logger) throws(SystemFailure) {
         var pipeEnds: [Int32] = [0, 0]
         poll = try EventPoll(for: "set up accepting")
         guard pipe(&pipeEnds) == 0, pipeEnds.allSatisfy(Self.closeOnExec),
@@ -68,14 +68,14 @@ final class ConnectionGate: Sendable {
     }
 
     /// Accepts until `stop`, or until accepting fails for good: then returns why.
-    func run() -> ThumbError? {
+    func run() -> SystemFailure? {
         var waiting = Waiting()
         var accepting = true
         var resumeAt: ContinuousClock.Instant?
         let overLimit = FailureStreak()
         let acceptFailures = FailureStreak()
         var peeked = [UInt8](repeating: 0, count: FastCGIHead.maxBytes)
-        var failure: ThumbError?
+        var failure: SystemFailure?
         defer {
             for descriptor in waiting.descriptors { drop(descriptor) }
             close(listening)

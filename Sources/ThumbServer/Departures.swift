@@ -21,7 +21,7 @@ final class Departures: Sendable {
     private let watched = Mutex<[UInt64: @Sendable () -> Void]>([:])
     private let lastToken = Atomic<UInt64>(0)
 
-    init() throws(ThumbError) {
+    init() throws(SystemFailure) {
         poll = try EventPoll(for: "watch connections")
         OwnedThread.start(.departures) { [self] in watchForever() }
     }

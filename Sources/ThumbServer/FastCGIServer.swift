@@ -48,7 +48,7 @@ public final class FastCGIServer: Sendable {
 
     /// Opens the socket. Must run before any signal handling is installed: FCGX_Init installs
     /// its own handlers for SIGPIPE, SIGUSR1 and SIGTERM.
-    public init(_ settings: Settings, handler: RequestHandler, logger: Logger) throws(ThumbError) {
+    public init(_ settings: Settings, handler: RequestHandler, logger: Logger) throws(SystemFailure) {
         guard FCGX_Init() == 0 else { throw .internalFailure("FCGX_Init failed") }
         let descriptors = Self.raiseDescriptorLimit()
         let listening: Int32
@@ -88,7 +88,7 @@ public final class FastCGIServer: Sendable {
 
     /// Runs the gate and the workers until `stop` is called and every request taken is answered.
     /// Throws when accepting failed for good (the socket is gone): thumbd cannot serve.
-    public func run() throws(ThumbError) {
+    public func run() throws(SystemFailure) {
         let workers = (0..<settings.workers).map { number in
             OwnedThread.start(.worker, number: number) { [self] in serve() }
         }

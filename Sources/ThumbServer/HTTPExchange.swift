@@ -36,7 +36,7 @@ public struct OutgoingResponse: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
     /// The failure an error answer tells of, for the error metrics.
-    public var error: ThumbError?
+    public var error: (any ThumbFailure)?
 
     /// A thumbnail's bytes, for an answer nginx cannot serve from a file (one that could not be
     /// stored), with the headers nginx sends on a hit and the miss's Server-Timing; a URL that
@@ -83,8 +83,8 @@ public struct OutgoingResponse: Sendable {
     }
 
     /// One line of text; errors are never cached, by nginx or by a CDN in front of it.
-    public static func error(_ error: ThumbError, headers: [(name: String, value: String)] = []) -> OutgoingResponse {
-        var response = text(error.status, error.publicMessage, headers: headers)
+    public static func error(_ error: any ThumbFailure, headers: [(name: String, value: String)] = []) -> OutgoingResponse {
+        var response = text(FailureAnswer.status(of: error), error.publicMessage, headers: headers)
         response.error = error
         return response
     }

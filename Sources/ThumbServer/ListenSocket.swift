@@ -13,7 +13,7 @@ enum ListenSocket {
     static let mode: mode_t = 0o660
 
     /// Must follow FCGX_Init. The descriptor is close-on-exec.
-    static func open(_ address: ListenAddress, group: gid_t?) throws(ThumbError) -> Int32 {
+    static func open(_ address: ListenAddress, group: gid_t?) throws(SystemFailure) -> Int32 {
         guard case .unix(let path) = address else { return try listen(on: address.libfcgiName) }
         unlink(path)  // a stale socket from a crashed run would make the rename's target a leftover
         let directory = try privateDirectory(besides: path)
@@ -30,7 +30,7 @@ enum ListenSocket {
         return descriptor
     }
 
-    private static func listen(on name: String) throws(ThumbError) -> Int32 {
+    private static func listen(on name: String) throws(SystemFailure) -> Int32 {
         let descriptor = FCGX_OpenSocket(name, 1024)
         guard descriptor >= 0 else { throw .internalFailure("cannot listen on \(name)") }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
@@ -39,7 +39,7 @@ enum ListenSocket {
 
     /// A directory only thumbd's user may enter (mkdtemp makes it 0700), in the socket's own
     /// directory, so the rename stays on one file system.
-    private static func privateDirectory(besides path: String) throws(ThumbError) -> String {
+    private static func privateDirectory(besides path: String) throws(SystemFailure) -> String {
         let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         var template = Array("\(parent)/.thumbd-socket-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {

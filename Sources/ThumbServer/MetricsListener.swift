@@ -23,7 +23,7 @@ public final class MetricsListener: Sendable {
     /// Listens on `address` (host:port; an empty host is every address) now, so that a port in
     /// use is reported at start.
     public init(_ address: ListenAddress, deadline: Duration = .seconds(3), logger: Logger,
-                scrape: @escaping @Sendable () -> String) throws(ThumbError) {
+                scrape: @escaping @Sendable () -> String) throws(SystemFailure) {
         guard case .tcp(let host, let port) = address else {
             throw .internalFailure("PROMETHEUS_BIND takes host:port, not \(address)")
         }
@@ -92,7 +92,7 @@ public final class MetricsListener: Sendable {
     }
 
     /// A listening TCP socket on the first address `host` resolves to (every address when empty).
-    private static func listen(host: String, port: Int) throws(ThumbError) -> Int32 {
+    private static func listen(host: String, port: Int) throws(SystemFailure) -> Int32 {
         var hints = addrinfo()
         hints.ai_flags = AI_PASSIVE
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -22,29 +22,31 @@ public struct RequestHandler: Sendable {
     /// Seconds a client waits for a thumbnail before it gets 504.
     public let deadline: Double
     private let deadlines: MissDeadlines
+    private let metrics: ServerMetrics
     public let logger: Logger
 
     /// Metrics in Prometheus' text format, for a client that shows the token (`MetricsAccess`).
     public static let metricsPath = "/_thumbd/metrics"
 
-    /// The allowed sources are the fetcher's (`pipeline.sources.fetcher.sourceRules`), so that a
-    /// reload changes them for the first URL and for every redirect at once.
-    public init(parser: RequestPathParser, negotiation: FormatNegotiation = FormatNegotiation(),
+    /// - Parameter sourceRules: the fetcher's own, so that a reload changes the allowed sources
+    ///   for the first URL and for every redirect at once.
+    package init(parser: RequestPathParser, sourceRules: Reloadable<SourceRules>,
+                negotiation: FormatNegotiation = FormatNegotiation(),
                 pipeline: ThumbnailPipeline, readiness: Readiness, deadline: Double,
                 metricsAccess: MetricsAccess = MetricsAccess(token: nil), logger: Logger) {
         rules = Reloadable(RequestRules(parser: parser))
         self.metricsAccess = Reloadable(metricsAccess)
-        sourceRules = pipeline.sources.fetcher.sourceRules
+        self.sourceRules = sourceRules
         self.negotiation = negotiation
         self.pipeline = pipeline
         self.readiness = readiness
         self.deadline = deadline
         deadlines = MissDeadlines(seconds: deadline)
+        metrics = ServerMetrics(registry: pipeline.metrics.registry)
         self.logger = logger
     }
 
     private var store: CacheStore { pipeline.store }
-    private var metrics: Metrics { pipeline.metrics }
 
     /// Answers `incoming` through `reply`, exactly once. What needs no job (a stored file, an
     /// error, the metrics, health) is answered at once on the calling worker thread; a miss hands
@@ -69,8 +71,8 @@ public struct RequestHandler: Sendable {
         let handler = self
         // Once the job has answered, the deadline finds nothing left to send.
         deadlines.add {
-            guard once.send(.error(.deadlineExceeded)) else { return }
-            handler.log("deadline", incoming, status: 504, type: ThumbError.deadlineExceeded.kind, since: started,
+            guard once.send(.error(ServerFailure.deadlineExceeded)) else { return }
+            handler.log("deadline", incoming, status: 504, type: ServerFailure.deadlineExceeded.kind, since: started,
                         source: request.sourceURL)
         }
         // The answer links a second spelling (disk) and is written to nginx: on the thread the
@@ -88,7 +90,7 @@ public struct RequestHandler: Sendable {
     /// the source's host once the URL parsed (as the job's line has it), so that an operator finds
     /// every answer about one origin.
     private func log(_ message: Logger.Message, _ incoming: IncomingRequest, status: Int, type: String,
-                     since started: ContinuousClock.Instant, level: Logger.Level = .info, error: ThumbError? = nil,
+                     since started: ContinuousClock.Instant, level: Logger.Level = .info, error: (any ThumbFailure)? = nil,
                      source: String? = nil) {
         logger.log(level: level, message, metadata: {
             var metadata: Logger.Metadata = [
@@ -106,7 +108,7 @@ public struct RequestHandler: Sendable {
 
     private enum Prepared {
         /// With the outcome a thumbnail request's duration is recorded under.
-        case answered(OutgoingResponse, Metrics.Outcome?)
+        case answered(OutgoingResponse, ServerMetrics.Outcome?)
         case miss(ThumbnailRequest)
     }
 
@@ -123,34 +125,48 @@ public struct RequestHandler: Sendable {
         default: break
         }
         metrics.requestStarted()
-        var source: String?
-        do throws(ThumbError) {
+        let parsed: ThumbnailRequest
+        do throws(RequestFailure) {
             let rules = self.rules.current
-            let parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(ThumbError) in
+            parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(RequestFailure) in
                 try rules.parser.parse(requestURI: uri)
             }
-            source = parsed.sourceURL
+        } catch {
+            return refused(error, incoming, started: started, source: nil)
+        }
+        do throws(FetchFailure) {
             try sourceRules.current.allowedSources.check(parsed.sourceURL)
+        } catch {
+            return refused(error, incoming, started: started, source: parsed.sourceURL)
+        }
+        do throws(RequestFailure) {
             guard URIDecoding.decodedPath(incoming.requestURI) == incoming.documentURI else {
                 throw .badRequest("path is not in normal form (dot segments, bad escapes or NUL)")
             }
             if let expiresAt = parsed.options.expiresAt, expiresAt < Int(Date().timeIntervalSince1970) {
                 throw .expired
             }
-            let request = parsed.negotiating(negotiation, accept: incoming.accept)
-            // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
-            if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
-                metrics.increment(.storedFileAnswers)
-                store.index.touch(stored.relative)
-                log("stored", incoming, status: 200, type: "stored", since: started, level: .debug, source: source)
-                return .answered(storedAnswer(stored, made: false, for: request), .stored)
-            }
-            return .miss(request)
         } catch {
-            log("error", incoming, status: error.status, type: error.kind, since: started, level: error.logLevel, error: error,
-                source: source)
-            return .answered(errorResponse(error), .error)
+            return refused(error, incoming, started: started, source: parsed.sourceURL)
         }
+        let request = parsed.negotiating(negotiation, accept: incoming.accept)
+        // Made by a job that ended after nginx looked, or at a name only thumbd looks up.
+        if let stored = store.existing(for: request, documentURI: incoming.documentURI) {
+            metrics.storedFileAnswered()
+            store.index.touch(stored.relative)
+            log("stored", incoming, status: 200, type: "stored", since: started, level: .debug, source: parsed.sourceURL)
+            return .answered(storedAnswer(stored, made: false, for: request), .stored)
+        }
+        return .miss(request)
+    }
+
+    /// A request refused before any job, with its line: the source's host once the URL parsed.
+    private func refused(_ failure: any ThumbFailure, _ incoming: IncomingRequest, started: ContinuousClock.Instant,
+                         source: String?) -> Prepared {
+        let answer = FailureAnswer(for: failure)
+        log("error", incoming, status: answer.status, type: failure.kind, since: started, level: answer.logLevel,
+            error: failure, source: source)
+        return .answered(errorResponse(failure), .error)
     }
 
     /// A finished job's answer.
@@ -178,8 +194,8 @@ public struct RequestHandler: Sendable {
     }
 
     /// An error's answer; its line is logged where it happened (here, or by the job).
-    private func errorResponse(_ error: ThumbError) -> OutgoingResponse {
-        guard error == .overloaded else { return .error(error) }
+    private func errorResponse(_ error: any ThumbFailure) -> OutgoingResponse {
+        guard case .overloaded? = error as? JobFailure else { return .error(error) }
         return .error(error, headers: [("Retry-After", "1")])
     }
 
@@ -187,6 +203,6 @@ public struct RequestHandler: Sendable {
         OutgoingResponse(status: 200, headers: [
             ("Content-Type", "text/plain; version=0.0.4; charset=utf-8"),
             ("Cache-Control", "no-store"),
-        ], body: Array(pipeline.scrapeMetrics().utf8))
+        ], body: Array(pipeline.metrics.registry.scrape().utf8))
     }
 }

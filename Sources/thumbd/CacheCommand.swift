@@ -41,11 +41,12 @@ struct CacheLocation: ParsableArguments {
     /// Run as root, the command first becomes the cache root's owner: the index and the paths in
     /// it are that user's writing, so nothing they say may be done with more rights than theirs.
     func openIndex(_ configuration: Settings) throws -> CacheIndex {
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             try System.becomeOwner(of: configuration.cacheRoot)
         } catch {
-            guard case .internalFailure(let why) = error else { throw error }
-            StandardError.write("thumbd cache: \(why)\n")
+            switch error {
+            case .internalFailure(let why): StandardError.write("thumbd cache: \(why)\n")
+            }
             throw ExitCode(2)
         }
         let path = configuration.cache.indexPath(root: configuration.cacheRoot)

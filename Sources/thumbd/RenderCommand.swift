@@ -38,9 +38,9 @@ struct RenderCommand: ParsableCommand {
         // render here as they would behind nginx.
         let configuration = try Settings.commandLine()
         let parser = configuration.options
-        var processing = try report { () throws(ThumbError) in try parser.initialOptions() }
+        var processing = try report { () throws(RequestFailure) in try parser.initialOptions() }
         for segment in options.split(separator: "/") {
-            try report { () throws(ThumbError) in
+            try report { () throws(RequestFailure) in
                 guard let option = URLOption(segment: segment) else {
                     throw .badRequest("\(String(segment).debugDescription) is not an option (name:arguments)")
                 }
@@ -70,7 +70,7 @@ struct RenderCommand: ParsableCommand {
         try MagickPolicy.start(directory: configuration.magickPolicyDirectory, limits: MagickEnvironment.Limits())
         let started = ContinuousClock.now
         let startedCPU = Self.processCPUMilliseconds()
-        let rendered = try report { () throws(ThumbError) in
+        let rendered = try report { () throws(ImagingFailure) in
             try Renderer(configuration: render).render(source, sourceFormat: sourceFormat, options: processing)
         }
         let elapsed = ContinuousClock.now - started
@@ -94,18 +94,16 @@ struct RenderCommand: ParsableCommand {
         return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1e6
     }
 
-    /// A ThumbError with its whole detail (the server shows clients only the public part).
-    private func report<T>(_ body: () throws(ThumbError) -> T) throws -> T {
-        do {
+    /// A failure with its whole detail when it is thumbd's own (the server shows clients only the
+    /// public part).
+    private func report<T, Failure: ThumbFailure>(_ body: () throws(Failure) -> T) throws -> T {
+        do throws(Failure) {
             return try body()
         } catch {
-            let detail: String
-            switch error {
-            case .internalFailure(let why): detail = "internal error: \(why)"
-            default: detail = error.publicMessage
-            }
+            let detail = if case .internalFailure(let why)? = error as? ImagingFailure { "internal error: \(why)" } else { error.publicMessage }
             StandardError.write("thumbd render: \(detail)\n")
-            throw ExitCode(error.status == 400 ? 2 : 1)
+            if case .badRequest? = error as? RequestFailure { throw ExitCode(2) }
+            throw ExitCode(1)
         }
     }
 }

@@ -27,11 +27,12 @@ struct Service {
     /// After `Signals.startWithDefaults`, before any thread starts.
     func run() throws {
         let activatedSocket: Int32?
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             activatedSocket = try ActivatedSocket.take()
         } catch {
-            guard case .internalFailure(let why) = error else { throw error }
-            StandardError.write("thumbd: \(why)\n")
+            switch error {
+            case .internalFailure(let why): StandardError.write("thumbd: \(why)\n")
+            }
             throw ExitCode(2)
         }
         Self.returnLargeBuffersToTheSystem()
@@ -58,10 +59,12 @@ struct Service {
         try Self.removeServedFiles(of: configuration.signing, in: cache.index, logger: logger)
         cache.start()
         let limits = configuration.limits
-        let metrics = Metrics(namespace: configuration.prometheusNamespace, workers: limits.renders)
+        let registry = MetricsRegistry(namespace: configuration.prometheusNamespace)
+        cache.index.registerMetrics(in: registry)
+        let metrics = JobMetrics(registry: registry, workers: limits.renders)
         let fetcher = OriginFetcher(configuration: configuration.fetch)
         let fallback: FallbackImageSource
-        do throws(ThumbError) {
+        do throws(ImagingFailure) {
             fallback = try FallbackImageSource(configuration.fallback)
         } catch {
             logger.critical("cannot use the fallback image", metadata: ["error": "\(error)"])
@@ -87,13 +90,15 @@ struct Service {
             store: CacheStore(index: cache.index),
             metrics: metrics,
             logger: logger,
-            fallback: fallback
+            fallback: fallback,
+            answers: FailureAnswer.init(for:)
         )
         Self.returnFreedMemoryWhenIdle(renderPool: pipeline.renderPool)
         let readiness = Readiness(pipeline: pipeline, logger: logger)
         readiness.start()
         let handler = RequestHandler(
             parser: configuration.requestPathParser,
+            sourceRules: fetcher.sourceRules,
             negotiation: configuration.negotiation,
             pipeline: pipeline,
             readiness: readiness,
@@ -103,8 +108,8 @@ struct Service {
         )
         // Listening before thumbd answers: a scrape that follows its first answer finds it.
         if let bind = configuration.prometheusBind {
-            do throws(ThumbError) {
-                try MetricsListener(bind, logger: logger) { pipeline.scrapeMetrics() }.start()
+            do throws(SystemFailure) {
+                try MetricsListener(bind, logger: logger) { registry.scrape() }.start()
             } catch {
                 logger.critical("cannot answer metrics", metadata: ["error": "\(error)"])
                 throw ExitCode(2)
@@ -132,7 +137,7 @@ struct Service {
             Self.reload(from: configuration, into: handler, fetcher: fetcher, index: index, logger: logger)
         }
         Signals.take(handlers)
-        do throws(ThumbError) {
+        do throws(SystemFailure) {
             try server.run()
         } catch {
             // Not serving is a failure: exit non-zero so that systemd restarts thumbd.
@@ -165,7 +170,7 @@ struct Service {
                          metadata: ["problems": "INSECURE changes how thumbnails are named: restart thumbd to switch it"])
             return
         }
-        do throws(ThumbError) {
+        do throws(CacheFailure) {
             try removeServedFiles(of: new.signing, in: index, logger: logger)
         } catch {
             logger.error("reload refused; the settings in use stay", metadata: [
@@ -190,7 +195,7 @@ struct Service {
     /// signature newly trusted at a reload stored as a key's) would be served for every URL that
     /// carries it. Gone before any request is taken under these settings.
     private static func removeServedFiles(of signing: SignatureVerifier, in index: CacheIndex,
-                                          logger: Logger) throws(ThumbError) {
+                                          logger: Logger) throws(CacheFailure) {
         let removed = try index.removeServedFiles(of: signing.trustedSignatures)
         guard removed.files > 0 else { return }
         logger.warning("removed files stored under a trusted signature, which nginx served for any URL carrying it",

@@ -4,7 +4,7 @@ import ThumbRuntime
 /// Processing happens in sRGB, as browsers show untagged images: an embedded ICC profile (Adobe
 /// RGB, Display P3, a CMYK press profile) is converted to sRGB; untagged CMYK is transformed.
 struct ConvertToSRGB: PreparationStep {
-    func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError) {
+    func apply(to image: MagickImage, options: ProcessingOptions) throws(ImagingFailure) {
         if image.hasICCProfile {
             // An sRGB profile needs no conversion; the transform costs time on every pixel.
             if image.property("icc:description")?.contains("sRGB") == true { return }

@@ -3,7 +3,7 @@ import ThumbRuntime
 /// `crop`: the part of the source kept before scaling, in source pixels scaled to what the
 /// decoder produced.
 struct CropSource: RenderStep {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure) {
         guard let crop = context.plan.sourceCrop else { return }
         let scale = context.loadScale
         let rect = PixelRect(x: Int((Double(crop.x) * scale).rounded()), y: Int((Double(crop.y) * scale).rounded()),

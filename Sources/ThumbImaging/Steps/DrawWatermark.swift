@@ -12,7 +12,7 @@ struct DrawWatermark: RenderStep {
     /// The shorter side a tiled mark is scaled to at least: smaller tiles are specks.
     static let minimumTileSide = 8
 
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure) {
         guard let mark = context.options.watermark, let bytes = context.watermark else { return }
         let watermark = MagickImage()
         try watermark.read(bytes)

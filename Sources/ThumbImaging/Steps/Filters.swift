@@ -3,7 +3,7 @@ import ThumbRuntime
 /// `blur`, `sharpen` and `pixelate`, on the result-sized image (cheap, and what imgproxy does),
 /// as the URL gives them: imgproxy does not multiply them by `dpr` (processing/apply_filters.go).
 struct Filters: RenderStep {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure) {
         let options = context.options
         let longerSide = max(image.width, image.height)
         if options.blur > 0 { try image.blur(sigma: Self.sigma(options.blur, longerSide: longerSide)) }

@@ -4,7 +4,7 @@ import ThumbRuntime
 /// when the decoder already shrank the image on load. ImageMagick's thumbnail (fast, and it
 /// drops profiles) unless metadata or the colour profile are to be kept.
 struct Scale: RenderStep {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure) {
         let plan = context.plan
         guard image.width != plan.scaledWidth || image.height != plan.scaledHeight else { return }
         if context.options.stripMetadata && context.options.stripColorProfile {

@@ -4,7 +4,7 @@ import ThumbRuntime
 /// where and with what a photo was taken), except what is asked to stay: the copyright
 /// (kept as a comment) and the sRGB profile.
 struct StripMetadata: RenderStep {
-    func apply(to image: MagickImage, in context: RenderContext) throws(ThumbError) {
+    func apply(to image: MagickImage, in context: RenderContext) throws(ImagingFailure) {
         let options = context.options
         guard options.stripMetadata else { return }
         let copyright = options.keepCopyright ? image.property("exif:Copyright") : nil

@@ -4,7 +4,7 @@ import ThumbRuntime
 /// `trim`: cuts borders of one colour (the corner's, or the asked one), optionally by equal
 /// amounts on opposite sides.
 struct TrimBorders: PreparationStep {
-    func apply(to image: MagickImage, options: ProcessingOptions) throws(ThumbError) {
+    func apply(to image: MagickImage, options: ProcessingOptions) throws(ImagingFailure) {
         guard let trim = options.trim else { return }
         if let color = trim.color {
             // ImageMagick trims the corners' colour: a one-pixel frame of the asked colour makes it that.

@@ -11,7 +11,7 @@ final class WarmClient {
 
     /// - Parameter server: where nginx listens, e.g. `http://127.0.0.1:8080`; paths go after it.
     init(server: String, timeoutSeconds: Double, accept: String?,
-         shouldAbandon: @escaping @Sendable () -> Bool) throws(ThumbError) {
+         shouldAbandon: @escaping @Sendable () -> Bool) throws(FetchFailure) {
         // URLs without a format are made per kind of client: the Accept says which kind.
         client = try KeepAliveClient(timeoutSeconds: timeoutSeconds, userAgent: "thumbd-warm/\(ThumbdVersion.current)",
                                      headers: accept.map { ["Accept: \($0)"] } ?? [], shouldAbandon: shouldAbandon)

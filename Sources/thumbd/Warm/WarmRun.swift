@@ -1,4 +1,5 @@
 import Foundation
+import ThumbFetch
 import ThumbRuntime
 
 /// Asks nginx for every path, `concurrency` at a time, each asker on a thread of its own with
@@ -25,7 +26,7 @@ public final class WarmRun: Sendable {
         var asking = 0
         var stopped = false
         var abandoning = false
-        var startFailure: ThumbError?
+        var startFailure: FetchFailure?
         var tally: WarmTally
     }
 
@@ -42,7 +43,7 @@ public final class WarmRun: Sendable {
     /// Asks for every path (or until stopped) and returns the tally. `onResult` is called for each
     /// path as its answer arrives, one call at a time, with the tally that includes it.
     /// Throws when libcurl cannot even make a handle.
-    public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(ThumbError) -> WarmTally {
+    public func run(onResult: @escaping @Sendable (String, WarmResult, WarmTally) -> Void) throws(FetchFailure) -> WarmTally {
         let askers = max(1, min(configuration.concurrency, paths.count))
         progress.withLock { $0.askers = askers }
         for number in 0..<askers {
@@ -79,7 +80,7 @@ public final class WarmRun: Sendable {
             progress.withLock(waking: .everyone) { $0.askers -= 1 }
         }
         let client: WarmClient
-        do throws(ThumbError) {
+        do throws(FetchFailure) {
             client = try WarmClient(server: configuration.server, timeoutSeconds: configuration.timeoutSeconds,
                                     accept: configuration.accept, shouldAbandon: { [progress] in progress.withLock { $0.abandoning } })
         } catch {

@@ -108,7 +108,7 @@ struct AVIFTests {
         #expect(MagickReadImage(image.wand, "xc:red") == MagickTrue)
 
         // Then its encode is refused, saying why, as a limit and not a failure
-        #expect(throws: ThumbError.overLimit("an AVIF of 4000x4001 is over the limit of 16000000 pixels an AVIF encode takes")) {
+        #expect(throws: ImagingFailure.overLimit("an AVIF of 4000x4001 is over the limit of 16000000 pixels an AVIF encode takes")) {
             try image.encodeAVIF(quality: 63, fullChroma: true, speed: 9)
         }
     }

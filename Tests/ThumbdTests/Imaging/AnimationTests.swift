@@ -121,7 +121,7 @@ struct AnimationTests {
 
         // Then the first frame, all that is decoded, renders; the animation cannot be
         #expect(first.count == 1 && first.centers[0].0 > 200)
-        #expect(throws: ThumbError.self) { try Self.render(cut, format: .gif, maxFrames: 10) }
+        #expect(throws: ImagingFailure.self) { try Self.render(cut, format: .gif, maxFrames: 10) }
     }
 
     @Test func aFormatWithoutAnimationGetsTheFirstFrame() throws {
@@ -130,14 +130,14 @@ struct AnimationTests {
     }
 
     @Test func moreFramesThanAllowedIsRefusedBeforeDecoding() throws {
-        #expect(throws: ThumbError.overLimit("animation has 3 frames, over the limit of 2")) {
+        #expect(throws: ImagingFailure.overLimit("animation has 3 frames, over the limit of 2")) {
             try Self.render(Self.source, format: .gif, maxFrames: 2)
         }
     }
 
     @Test func thePixelBudgetCountsEveryFrame() throws {
         // 120 x 80 = 9,600 pixels a frame: one frame fits 20,000, three do not
-        #expect(throws: ThumbError.self) { try Self.render(Self.source, format: .gif, maxFrames: 10, maxPixels: 20_000) }
+        #expect(throws: ImagingFailure.self) { try Self.render(Self.source, format: .gif, maxFrames: 10, maxPixels: 20_000) }
         #expect(try Self.render(Self.source, format: .gif, maxFrames: 1, maxPixels: 20_000).count > 0)
     }
 }

@@ -264,7 +264,7 @@ struct AutoQualityTests {
         try image.read(Self.noisy(width: 2400, height: 1600))
 
         // When its quality is to be searched, then the render's timeout error ends it
-        do throws(ThumbError) {
+        do throws(ImagingFailure) {
             let encoded = try Renderer.encode(image, as: .jpeg, options: Self.dssimOptions(), deadline: deadline)
             Issue.record("encoded past the deadline: \(encoded.bytes.count) bytes, \(String(describing: encoded.autoQuality))")
         } catch {

@@ -85,7 +85,7 @@ struct JXLTests {
         #expect(MagickReadImage(image.wand, "xc:red") == MagickTrue)
 
         // Then its encode is refused, saying why, as a limit and not a failure
-        #expect(throws: ThumbError.overLimit("a JPEG XL of 4000x4001 is over the limit of 16000000 pixels a JPEG XL encode takes")) {
+        #expect(throws: ImagingFailure.overLimit("a JPEG XL of 4000x4001 is over the limit of 16000000 pixels a JPEG XL encode takes")) {
             try image.encodeJXL(quality: 77, effort: 1)
         }
     }

@@ -87,7 +87,7 @@ struct PalettePNGTests {
         #expect(MagickReadImage(image.wand, "xc:red") == MagickTrue)
 
         // Then quantising it is refused, saying why, as a limit and not a failure
-        #expect(throws: ThumbError.overLimit("a palette PNG of 4000x4001 is over the limit of 16000000 pixels a palette PNG encode takes")) {
+        #expect(throws: ImagingFailure.overLimit("a palette PNG of 4000x4001 is over the limit of 16000000 pixels a palette PNG encode takes")) {
             try image.encodePalettePNG(colors: 256)
         }
     }

@@ -175,7 +175,7 @@ struct ProgressiveJPEGTests {
         #expect(ProgressiveJPEG.eighth(shortScan) == nil)
         var options = ProcessingOptions()
         options.width = 40
-        #expect(throws: ThumbError.self) {
+        #expect(throws: ImagingFailure.self) {
             try Renderer(configuration: .unhurried).render(shortScan, sourceFormat: .jpeg, options: options)
         }
         // and bytes written over anywhere never make the decoder read out of bounds

@@ -48,7 +48,7 @@ struct SourceFormatTests {
         options.width = 40
 
         // Then by default it is refused before any decoder sees it
-        #expect(throws: ThumbError.unprocessable("\(coder) sources are not enabled (SOURCE_FORMATS)")) {
+        #expect(throws: ImagingFailure.unprocessable("\(coder) sources are not enabled (SOURCE_FORMATS)")) {
             try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: options)
         }
         // and rendered once the operator names its format

@@ -157,11 +157,11 @@ struct AutoQualitySearchTests {
     /// `dssim` over 1...100, the clock a second on at the `lateEncode`-th encode (1-based) or the
     /// `lateScore`-th score, with a deadline of half a second: counts what ran.
     static func searchPastItsDeadline(lateEncode: Int = .max, lateScore: Int = .max)
-        throws(ThumbError) -> (encodes: Int, scores: Int) {
+        throws(ImagingFailure) -> (encodes: Int, scores: Int) {
         let clock = Clock()
         let deadline = RenderDeadline(seconds: 0.5, now: { clock.now })
         var (encodes, scores) = (0, 0)
-        do throws(ThumbError) {
+        do throws(ImagingFailure) {
             _ = try AutoQualitySearch(
                 method: .dssim, target: 0.0001, allowedError: 0, qualities: 1...100, deadline: deadline,
                 encode: { quality, _ in

@@ -63,11 +63,11 @@ struct BaseURLTests {
     }
 
     @Test func withoutABaseAnAbsoluteSourceIsTakenAsItIsAndARelativeOneRefused() throws {
-        let parse = { (source: String) throws(ThumbError) in
+        let parse = { (source: String) throws(RequestFailure) in
             try SourceURL(segments: ["plain"] + source.split(separator: "/", omittingEmptySubsequences: false),
                           baseURL: nil).url
         }
         #expect(try parse("http://elsewhere.example/x.jpg") == "http://elsewhere.example/x.jpg")
-        #expect(throws: ThumbError.self) { try parse("x.jpg") }
+        #expect(throws: RequestFailure.self) { try parse("x.jpg") }
     }
 }

@@ -39,7 +39,10 @@ struct CacheIndexTests {
         try cache.store(index, servedName("first"), bytes: 4096, key: 7)
         try FileSystem.createDirectories(forFile: cache.root + servedName("second"), below: cache.root)
         try index.store(CacheIndex.Record(path: servedName("second"), keyHash: 7, sourceHash: 1, bytes: 0, isLink: true)) {
-            () throws(ThumbError) in try FileSystem.link(cache.root + servedName("first"), to: cache.root + servedName("second"))
+            () throws(CacheFailure) in
+            try systemCall { () throws(SystemFailure) in
+                try FileSystem.link(cache.root + servedName("first"), to: cache.root + servedName("second"))
+            }
         }
         #expect(index.usage.entries == 2 && index.usage.bytes == 4096)
         #expect(try CacheVerifier(index: index).verify().isConsistent)
@@ -70,7 +73,7 @@ struct CacheIndexTests {
         let index = try cache.index()
         let dead = try TestCache.deadPID()
         try cache.write(servedName("published"), bytes: 8192)
-        try index.withLock { mapping throws(ThumbError) in
+        try index.withLock { mapping throws(CacheFailure) in
             for (path, bytes) in [(servedName("published"), 400), (servedName("never-renamed"), 300)] {
                 try index.reserveLocked(mapping, CacheIndex.Record(path: path, keyHash: 1, sourceHash: 1, bytes: bytes, isLink: false))
                 let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path)!
@@ -201,7 +204,7 @@ struct CacheIndexTests {
         // Given a thread of this process evicting
         let index = try cache.index()
         let othersTurn = Mutex<Int??>(nil)
-        try index.whileEvicting { () throws(ThumbError) in
+        try index.whileEvicting { () throws(CacheFailure) in
             // When another thread of the same process asks to evict meanwhile
             let asked = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
@@ -223,7 +226,7 @@ struct CacheIndexTests {
         let index = try cache.index()
         let waited = Mutex<Int??>(nil)
         let done = DispatchSemaphore(value: 0)
-        try index.whileEvicting { () throws(ThumbError) in
+        try index.whileEvicting { () throws(CacheFailure) in
             // When another thread asks to evict, waiting as a store far past the bound does
             Thread.detachNewThread {
                 let turn = try? index.whileEvicting(waiting: true) { 3 }
@@ -245,7 +248,7 @@ struct CacheIndexTests {
 
         for path in ["/served/a/../../x", "/served/a/b/c", "/elsewhere/a/ab", "/served/a/.thumbd-tmp-1", "/served/b/aa",
                      "/served/a/" + String(repeating: "a", count: 80)] {
-            #expect(throws: ThumbError.self, "\(path)") { try cache.store(index, path, bytes: 1, key: 1) }
+            #expect(throws: CacheFailure.self, "\(path)") { try cache.store(index, path, bytes: 1, key: 1) }
         }
         #expect(index.usage.entries == 0)
     }
@@ -281,7 +284,7 @@ struct CacheIndexTests {
         for number in 0..<70_000 {
             let path = servedName("k\(number)")
             try index.store(CacheIndex.Record(path: path, keyHash: UInt64(number + 1), sourceHash: 1, bytes: 4096,
-                                              isLink: false)) { () throws(ThumbError) in disk.create(path, bytes: 4096) }
+                                              isLink: false)) { () throws(CacheFailure) in disk.create(path, bytes: 4096) }
         }
         index.current.release(slots: 0..<index.current.slotsInUse)
         let before = try residentKilobytes(of: cache.indexPath)
@@ -321,7 +324,7 @@ struct CacheIndexTests {
         let capacity = index.usage.capacity
         for number in 0..<capacity { try cache.store(index, servedName("k\(number)"), bytes: 1, key: UInt64(number + 1)) }
 
-        #expect(throws: ThumbError.self) { try cache.store(index, servedName("one-too-many"), bytes: 1, key: 999) }
+        #expect(throws: CacheFailure.self) { try cache.store(index, servedName("one-too-many"), bytes: 1, key: 999) }
         #expect(!cache.exists(servedName("one-too-many")))
         #expect(index.usage.entries == capacity)
     }
@@ -351,7 +354,7 @@ final class TestCache: @unchecked Sendable {
     /// Publishes a file of `bytes` bytes at `path` through the index, as the cache store does.
     func store(_ index: CacheIndex, _ path: String, bytes: Int, key: UInt64, source: UInt64 = 1) throws {
         try index.store(CacheIndex.Record(path: path, keyHash: key, sourceHash: source, bytes: bytes, isLink: false)) {
-            () throws(ThumbError) in
+            () throws(CacheFailure) in
             do { try write(path, bytes: bytes) } catch { throw .internalFailure("\(error)") }
         }
     }

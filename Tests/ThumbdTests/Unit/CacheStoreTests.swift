@@ -19,7 +19,7 @@ struct CacheStoreTests {
         try FileManager.default.createDirectory(atPath: store.absolute(Self.path) + "/in-the-way", withIntermediateDirectories: true)
 
         // When a thumbnail is published there
-        #expect(throws: ThumbError.self) { try store.publish([1, 2, 3], at: Self.path, key: Self.key, sourceURL: "http://h/a.png") }
+        #expect(throws: CacheFailure.self) { try store.publish([1, 2, 3], at: Self.path, key: Self.key, sourceURL: "http://h/a.png") }
 
         // Then no temp file is left in its directory, and nothing is counted
         let directory = (store.absolute(Self.path) as NSString).deletingLastPathComponent

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbFetch
 @testable import ThumbJobs
 @testable import ThumbRuntime
 
@@ -162,15 +163,15 @@ struct CoalescerTests {
     }
 
     @Test func aFailureReachesEveryWaiterAndTheNextRequestStartsAnew() async {
-        let coalescer = Coalescer<String, Result<Int, ThumbError>>()
-        let starts = Jobs<Result<Int, ThumbError>>()
+        let coalescer = Coalescer<String, Result<Int, JobFailure>>()
+        let starts = Jobs<Result<Int, JobFailure>>()
 
         async let a = coalescer.outcome(for: "k", job: starts.job("k"))
         async let b = coalescer.outcome(for: "k", job: starts.job("k"))
         #expect(await eventually(timeout: 60) { coalescer.jobsStarted + coalescer.requestsJoined >= 2 })
-        starts.finish("k", with: .failure(.sourceNotFound))
-        #expect(await a == .failure(.sourceNotFound))
-        #expect(await b == .failure(.sourceNotFound))
+        starts.finish("k", with: .failure(.fetch(.sourceNotFound)))
+        #expect(await a == .failure(.fetch(.sourceNotFound)))
+        #expect(await b == .failure(.fetch(.sourceNotFound)))
 
         async let c = coalescer.outcome(for: "k", job: starts.job("k"))
         #expect(await eventually(timeout: 60) { coalescer.jobsStarted >= 2 })

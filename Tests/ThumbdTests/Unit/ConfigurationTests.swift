@@ -266,7 +266,7 @@ struct ConfigurationTests {
         let configuration = try Self.load(values)
 
         // Then no signature verifies, `insecure` included, and what serves URLs is told why
-        #expect(throws: ThumbError.forbidden("invalid signature")) {
+        #expect(throws: RequestFailure.forbidden("invalid signature")) {
             try configuration.signing.verify(signature: "insecure", path: "/w:10/plain/http://h/a.jpg")
         }
         #expect(configuration.signingProblem?.contains("INSECURE=true") == true)

@@ -26,7 +26,7 @@ struct EvictionPolicyTests {
         clock.tick()
         let path = servedName("k\(key)")
         try index.store(CacheIndex.Record(path: path, keyHash: key, sourceHash: 0, bytes: 4096, isLink: false)) {
-            () throws(ThumbError) in disk.create(path, bytes: 4096)
+            () throws(CacheFailure) in disk.create(path, bytes: 4096)
         }
     }
 
@@ -139,7 +139,7 @@ struct EvictionPolicyTests {
         try settle(index)
         clock.tick()
         try index.store(CacheIndex.Record(path: servedName("k1-variant"), keyHash: 1, sourceHash: 0, bytes: 4096,
-                                          isLink: false)) { () throws(ThumbError) in disk.create(servedName("k1-variant"), bytes: 4096) }
+                                          isLink: false)) { () throws(CacheFailure) in disk.create(servedName("k1-variant"), bytes: 4096) }
         for key in UInt64(2)...4 { try store(index, key) }
 
         // When two files must go

@@ -69,7 +69,7 @@ struct HostileImageTests {
         if !prefix.isEmpty { MagickSetFilename(image.wand, prefix) }
 
         // When it reads the payload
-        let refusal = Self.unprocessable { () throws(ThumbError) in try image.read(Array(payload.utf8)) }
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in try image.read(Array(payload.utf8)) }
 
         // Then the read fails and nothing was decoded
         #expect(refusal != nil, "\(what) was read")
@@ -84,7 +84,7 @@ struct HostileImageTests {
         let svg = Array(Self.svg(href: origin.url("/leak.png")).utf8)
 
         // When the renderer is given it (as if the sniffer had let it through)
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: .unhurried).render(svg, sourceFormat: .png, options: Self.small(.png))
         }
 
@@ -94,7 +94,7 @@ struct HostileImageTests {
     }
 
     @Test func theRendererRefusesPostScriptAtThePing() {
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: .unhurried).render(Array(Self.postScript.utf8), sourceFormat: .jpeg,
                                                             options: Self.small(.png))
         }
@@ -136,7 +136,7 @@ struct HostileImageTests {
 
         // When it is rendered
         let format = ContentSniffer.format(of: source)!
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: Self.small(.jpeg))
         }
 
@@ -172,7 +172,7 @@ struct HostileImageTests {
         let format = try #require(ContentSniffer.format(of: source))
 
         // When it is rendered
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: configuration).render(source, sourceFormat: format, options: Self.small(.webp))
         }
 
@@ -199,7 +199,7 @@ struct HostileImageTests {
         options.raw = true
 
         // When it is asked for raw, which answers the source itself, every frame
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: configuration).passThrough(source, sourceFormat: .gif, options: options)
         }
 
@@ -212,7 +212,7 @@ struct HostileImageTests {
     }
 
     @Test func anEmptySourceIsUnprocessable() {
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: .unhurried).render([], sourceFormat: .jpeg, options: Self.small(.jpeg))
         }
         #expect(refusal != nil)
@@ -224,7 +224,7 @@ struct HostileImageTests {
         let whole = TestImages.draw("gradient:red-blue", width: 400, height: 300, format: format)
         for cut in [whole.count / 2, 40] {
             // When it is rendered
-            let refusal = Self.unprocessable { () throws(ThumbError) in
+            let refusal = Self.unprocessable { () throws(ImagingFailure) in
                 _ = try Renderer(configuration: .unhurried).render(Array(whole.prefix(cut)), sourceFormat: SourceFormat(rawValue: format.rawValue)!,
                                                                 options: Self.small(.png))
             }
@@ -266,7 +266,7 @@ struct HostileImageTests {
         #expect(ContentSniffer.format(of: source) == format)
 
         // When it is rendered
-        let refusal = Self.unprocessable { () throws(ThumbError) in
+        let refusal = Self.unprocessable { () throws(ImagingFailure) in
             _ = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: Self.small(.png))
         }
 
@@ -293,7 +293,7 @@ struct HostileImageTests {
 
     /// The message of the 422 error `body` threw (the source unprocessable, undecodable or over a
     /// limit); nil when it did not throw. Any other error is a test failure.
-    static func unprocessable(_ body: () throws(ThumbError) -> Void) -> String? {
+    static func unprocessable(_ body: () throws(ImagingFailure) -> Void) -> String? {
         do {
             try body()
             return nil
@@ -311,7 +311,7 @@ struct HostileImageTests {
     /// What reading the headers alone (a ping: no pixel decoded) says of `source` with the default
     /// pixel limit; nil if they pass.
     static func headerRefusal(_ source: [UInt8], format: SourceFormat, maxFrames: Int) -> String? {
-        unprocessable { () throws(ThumbError) in
+        unprocessable { () throws(ImagingFailure) in
             _ = try Renderer.header(of: source, format: format, maxPixels: Renderer.Configuration().maxSourcePixels,
                                     maxFrames: maxFrames)
         }

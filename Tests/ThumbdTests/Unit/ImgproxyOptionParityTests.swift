@@ -193,7 +193,7 @@ struct ImgproxyOptionParityTests {
         let request = try Self.parse("/exp:1609448400/plain/\(Self.ipsum)")
 
         #expect(request.options.expiresAt == 1_609_448_400)
-        #expect(ThumbError.expired.status == 404)
+        #expect(RequestFailure.expired.status == 404)
     }
 
     // MARK: Refusals
@@ -238,7 +238,7 @@ struct ImgproxyOptionParityTests {
         let path = refusal.status == 403 ? refusal.path : "/insecure\(refusal.path)"
         let parser = RequestPathParser(verifier: .insecure, baseURL: nil)
 
-        let error = #expect(throws: ThumbError.self) { try parser.parse(rawPath: path) }
+        let error = #expect(throws: RequestFailure.self) { try parser.parse(rawPath: path) }
 
         #expect(error?.status == refusal.status, "\(String(describing: error))")
     }
@@ -301,7 +301,7 @@ struct ImgproxyOptionParityTests {
     // imgproxy handlers/path_test.go TestParsePath (NoSignatureSeparator, EmptyPath, OnlySignature)
     @Test(arguments: ["/invalid_path_without_slash", "/", "/signature_only", "/signature/"])
     func aPathWithoutOptionsAndSourceIsAnInvalidURL(_ path: String) {
-        let error = #expect(throws: ThumbError.self) {
+        let error = #expect(throws: RequestFailure.self) {
             try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path)
         }
 

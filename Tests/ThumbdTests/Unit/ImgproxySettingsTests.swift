@@ -143,7 +143,7 @@ struct ImgproxySettingsTests {
         #expect(throws: Never.self) {
             try verifier.verify(signature: "trusted-signature-two", path: "/rs:fit:10/plain/http://a/b")
         }
-        #expect(throws: ThumbError.self) {
+        #expect(throws: RequestFailure.self) {
             try verifier.verify(signature: "trusted-signature-three", path: "/rs:fit:10/plain/http://a/b")
         }
         let signed = verifier.signedPath("/rs:fit:10/plain/http://a/b")

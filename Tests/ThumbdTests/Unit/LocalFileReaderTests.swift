@@ -85,7 +85,7 @@ struct LocalFileReaderTests {
         #expect(try Self.reader(tree).read("local:///100%25.jpg") == [1, 2, 3])
         // the slash is checked after decoding, like everything else
         #expect(try Self.reader(tree).read("local://%2fa%20b.jpg") == Self.picture)
-        #expect(throws: ThumbError.sourceNotFound) { try Self.reader(tree).read("local:///100%2525.jpg") }
+        #expect(throws: FetchFailure.sourceNotFound) { try Self.reader(tree).read("local:///100%2525.jpg") }
     }
 
     @Test func emptyFileIsRead() throws {
@@ -111,7 +111,7 @@ struct LocalFileReaderTests {
         try tree.directory("root/photos")
         try tree.file("root2/secret.jpg", Self.picture)
 
-        #expect(throws: ThumbError.forbidden("local source path contains ..")) { try Self.reader(tree).read(url) }
+        #expect(throws: FetchFailure.forbidden("local source path contains ..")) { try Self.reader(tree).read(url) }
     }
 
     @Test func symlinkOutOfTheRootIsForbidden() throws {
@@ -125,7 +125,7 @@ struct LocalFileReaderTests {
 
         // Then each is refused: realpath lands outside the root (root2 only shares its name's start)
         for url in ["local:///host", "local:///etc/hostname", "local:///sibling.jpg", "local:///sibling/secret.jpg"] {
-            #expect(throws: ThumbError.forbidden("local source is outside the local filesystem root"), "\(url)") {
+            #expect(throws: FetchFailure.forbidden("local source is outside the local filesystem root"), "\(url)") {
                 try Self.reader(tree).read(url)
             }
         }
@@ -163,15 +163,15 @@ struct LocalFileReaderTests {
         try tree.file("root/cat.jpg", Self.picture)
         try tree.symlink("root/dangling.jpg", to: "nowhere.jpg")
 
-        #expect(throws: ThumbError.sourceNotFound) { try Self.reader(tree).read(url) }
+        #expect(throws: FetchFailure.sourceNotFound) { try Self.reader(tree).read(url) }
     }
 
     @Test func directoryIsNotFound() throws {
         let tree = try Tree()
         try tree.directory("root/photos")
 
-        #expect(throws: ThumbError.sourceNotFound) { try Self.reader(tree).read("local:///photos") }
-        #expect(throws: ThumbError.sourceNotFound) { try Self.reader(tree).read("local:///photos/") }
+        #expect(throws: FetchFailure.sourceNotFound) { try Self.reader(tree).read("local:///photos") }
+        #expect(throws: FetchFailure.sourceNotFound) { try Self.reader(tree).read("local:///photos/") }
     }
 
     @Test func fifoIsNotFoundAndDoesNotBlock() throws {
@@ -179,7 +179,7 @@ struct LocalFileReaderTests {
         let tree = try Tree()
         try tree.fifo("root/pipe.jpg")
 
-        #expect(throws: ThumbError.sourceNotFound) { try Self.reader(tree).read("local:///pipe.jpg") }
+        #expect(throws: FetchFailure.sourceNotFound) { try Self.reader(tree).read("local:///pipe.jpg") }
     }
 
     @Test func fileOverTheLimitIsTooLarge() throws {
@@ -190,8 +190,8 @@ struct LocalFileReaderTests {
         let reader = Self.reader(tree, maxBytes: 10)
 
         #expect(try reader.read("local:///fits.jpg").count == 10)
-        #expect(throws: ThumbError.sourceTooLarge(limit: 10)) { try reader.read("local:///big.jpg") }
-        #expect(ThumbError.sourceTooLarge(limit: 10).status == 413)
+        #expect(throws: FetchFailure.sourceTooLarge(limit: 10)) { try reader.read("local:///big.jpg") }
+        #expect(FetchFailure.sourceTooLarge(limit: 10).status == 413)
     }
 
     @Test(arguments: ["local://relative.jpg", "local://cat.jpg", "local://host/cat.jpg", "local://", "local://.jpg"])
@@ -200,7 +200,7 @@ struct LocalFileReaderTests {
         try tree.file("root/cat.jpg", Self.picture)
         try tree.file("root/relative.jpg", Self.picture)
 
-        #expect(throws: ThumbError.forbidden("local source path must start with /")) { try Self.reader(tree).read(url) }
+        #expect(throws: FetchFailure.forbidden("local source path must start with /")) { try Self.reader(tree).read(url) }
     }
 
     @Test(arguments: ["local:///cat.jpg%00", "local:///cat.jpg%00.png", "local:///%00"])
@@ -208,13 +208,13 @@ struct LocalFileReaderTests {
         let tree = try Tree()
         try tree.file("root/cat.jpg", Self.picture)
 
-        #expect(throws: ThumbError.forbidden("local source path contains NUL")) { try Self.reader(tree).read(url) }
+        #expect(throws: FetchFailure.forbidden("local source path contains NUL")) { try Self.reader(tree).read(url) }
     }
 
     @Test func theRootItselfIsNotASource() throws {
         let tree = try Tree()
 
-        #expect(throws: ThumbError.forbidden("local source is outside the local filesystem root")) {
+        #expect(throws: FetchFailure.forbidden("local source is outside the local filesystem root")) {
             try Self.reader(tree).read("local:///")
         }
     }
@@ -223,7 +223,7 @@ struct LocalFileReaderTests {
     func badPercentEncodingIsABadRequest(_ url: String) throws {
         let tree = try Tree()
 
-        #expect(throws: ThumbError.badRequest("invalid percent-encoding in local source path")) {
+        #expect(throws: FetchFailure.badRequest("invalid percent-encoding in local source path")) {
             try Self.reader(tree).read(url)
         }
     }
@@ -232,7 +232,7 @@ struct LocalFileReaderTests {
         let tree = try Tree()
         let reader = LocalFileReader(root: tree.base + "/gone", maxBytes: 1_000)
 
-        #expect(throws: ThumbError.self) { try reader.read("local:///cat.jpg") }
+        #expect(throws: FetchFailure.self) { try reader.read("local:///cat.jpg") }
         do {
             _ = try reader.read("local:///cat.jpg")
         } catch {

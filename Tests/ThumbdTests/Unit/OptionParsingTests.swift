@@ -175,7 +175,7 @@ struct OptionParsingTests {
     func rejectsInvalidPathNamingTheProblem(_ invalid: Invalid) {
         let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
-        let error = #expect(throws: ThumbError.self) { try parser.parse(rawPath: invalid.path) }
+        let error = #expect(throws: RequestFailure.self) { try parser.parse(rawPath: invalid.path) }
 
         guard case .invalidURL(let message)? = error else {
             Issue.record("expected .invalidURL, got \(String(describing: error))")
@@ -217,7 +217,7 @@ struct OptionParsingTests {
     @Test func gravityErrorListsEveryType() {
         let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
-        #expect(throws: ThumbError.invalidURL(
+        #expect(throws: RequestFailure.invalidURL(
             "invalid g type \"north\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp")) {
             try parser.parse(rawPath: "/insecure/g:north/plain/http://h/a.jpg")
         }
@@ -230,7 +230,7 @@ struct OptionParsingTests {
         let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
 
         #expect(URLOption(segment: "w:\u{301}10") == URLOption(name: "w", arguments: ["\u{301}10"]))
-        #expect(throws: ThumbError.self) {
+        #expect(throws: RequestFailure.self) {
             try parser.parse(rawPath: "/insecure/w:\u{301}10/plain/http://h/a.jpg")
         }
         #expect(try parser.parse(rawPath: "/insecure/w:10/plain/http://h/a\u{301}/\u{301}b.jpg").sourceURL

@@ -43,7 +43,7 @@ enum OptionTable {
     }
 
     static func expectRefused(_ row: BadOptionRow, with parser: OptionParser = OptionParser()) {
-        let error = #expect(throws: ThumbError.self) { try parse(row.options, with: parser) }
+        let error = #expect(throws: RequestFailure.self) { try parse(row.options, with: parser) }
         guard case .invalidURL(let message)? = error else {
             Issue.record("expected .invalidURL, got \(String(describing: error))")
             return

@@ -85,7 +85,7 @@ struct PresetTests {
     /// An empty name is unknown too, as imgproxy's options/parser/apply.go applyPresetOption finds it.
     @Test(arguments: [("pr:a:zz", "zz"), ("pr:a:", "")])
     func unknownPresetIsAnInvalidURLNamingIt(_ options: String, name: String) {
-        #expect(throws: ThumbError.invalidURL("unknown preset \(name.debugDescription)")) {
+        #expect(throws: RequestFailure.invalidURL("unknown preset \(name.debugDescription)")) {
             try Self.parse("/insecure/\(options)/plain/http://h/a.jpg", presets: "a=w:1")
         }
     }
@@ -116,7 +116,7 @@ struct PresetTests {
         ("/insecure/a", "missing source URL"),
     ])
     func onlyPresetsModeTakesNoOptions(_ path: String, message: String) {
-        #expect(throws: ThumbError.invalidURL(message)) {
+        #expect(throws: RequestFailure.invalidURL(message)) {
             try Self.parse(path, presets: "a=w:100", onlyPresets: true)
         }
     }

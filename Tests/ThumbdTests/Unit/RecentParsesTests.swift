@@ -10,7 +10,7 @@ struct RecentParsesTests {
     final class CountingParser: @unchecked Sendable {
         private(set) var calls: [String] = []
 
-        func parse(_ requestURI: [UInt8]) throws(ThumbError) -> ThumbnailRequest {
+        func parse(_ requestURI: [UInt8]) throws(RequestFailure) -> ThumbnailRequest {
             calls.append(String(decoding: requestURI, as: UTF8.self))
             return try RequestURITests.keyed.parse(requestURI: requestURI)
         }
@@ -29,7 +29,7 @@ struct RecentParsesTests {
         let first = try recent.request(for: path, parse: parser.parse)
 
         // When it comes again, 100 times
-        let again = try (0..<100).map { _ throws(ThumbError) in try recent.request(for: path, parse: parser.parse) }
+        let again = try (0..<100).map { _ throws(RequestFailure) in try recent.request(for: path, parse: parser.parse) }
 
         // Then it was parsed once, and every answer is that request
         #expect(parser.calls.count == 1)
@@ -45,7 +45,7 @@ struct RecentParsesTests {
 
         // When it comes three times
         for _ in 0..<3 {
-            #expect(throws: ThumbError.self) { try recent.request(for: forged, parse: parser.parse) }
+            #expect(throws: RequestFailure.self) { try recent.request(for: forged, parse: parser.parse) }
         }
 
         // Then each time it was parsed, and refused

@@ -11,7 +11,7 @@ struct RequestURITests {
     static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)
     static let unsigned = RequestPathParser(verifier: .insecure, baseURL: nil)
 
-    static func parse(_ parser: RequestPathParser, _ requestURI: String) throws(ThumbError) -> ThumbnailRequest {
+    static func parse(_ parser: RequestPathParser, _ requestURI: String) throws(RequestFailure) -> ThumbnailRequest {
         try parser.parse(requestURI: Array(requestURI.utf8))
     }
 
@@ -51,7 +51,7 @@ struct RequestURITests {
         ("another source once decoded", "/insecure/cb:a%2Fplain%2Fhttp%3a%2F%2Fother%2Fx.jpg/plain/http://h/a.jpg"),
     ])
     func refusesWhatReadsOtherwiseDecoded(_ what: String, requestURI: String) {
-        let error = #expect(throws: ThumbError.self, "\(what)") { try Self.parse(Self.insecure, requestURI) }
+        let error = #expect(throws: RequestFailure.self, "\(what)") { try Self.parse(Self.insecure, requestURI) }
 
         #expect(error?.status == 400, "\(what): \(String(describing: error))")
     }
@@ -85,7 +85,7 @@ struct RequestURITests {
         #expect(request.options.width == 10)
         // and a signature over the bytes sent, not repaired, does not verify
         if sent.split(separator: "?")[0] != built {
-            #expect(throws: ThumbError.forbidden("invalid signature")) {
+            #expect(throws: RequestFailure.forbidden("invalid signature")) {
                 try Self.parse(Self.keyed, verifier.signedPath(sent))
             }
         }
@@ -100,7 +100,7 @@ struct RequestURITests {
 
     @Test(arguments: notUTF8)
     func refusesWhatIsNotUTF8(_ what: String, requestURI: [UInt8]) {
-        #expect(throws: ThumbError.badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment"), "\(what)") {
+        #expect(throws: RequestFailure.badRequest("path is not UTF-8 once percent-decoded, or has a NUL or a dot segment"), "\(what)") {
             try Self.insecure.parse(requestURI: requestURI)
         }
     }
@@ -116,8 +116,8 @@ struct RequestURITests {
 
         // Then the first verifies, the second is refused for its escapes, the forgery as forged
         #expect(try Self.parse(Self.keyed, signed).options.width == 10)
-        #expect(throws: ThumbError.self) { try Self.parse(Self.keyed, escaped) }
-        #expect(throws: ThumbError.forbidden("invalid signature")) { try Self.keyed.parse(requestURI: forged) }
-        #expect(throws: ThumbError.forbidden("invalid signature")) { try Self.parse(Self.keyed, "/insecure\(path)") }
+        #expect(throws: RequestFailure.self) { try Self.parse(Self.keyed, escaped) }
+        #expect(throws: RequestFailure.forbidden("invalid signature")) { try Self.keyed.parse(requestURI: forged) }
+        #expect(throws: RequestFailure.forbidden("invalid signature")) { try Self.parse(Self.keyed, "/insecure\(path)") }
     }
 }

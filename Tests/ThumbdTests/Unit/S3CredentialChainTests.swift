@@ -90,7 +90,7 @@ import Testing
     @Test func temporaryCredentialsAreAskedForOnceUntilFiveMinutesBeforeTheyExpire() throws {
         // Given a clock and an endpoint that counts its calls
         let clock = Mutex(1_000.0), calls = Mutex(0)
-        let provider = S3RefreshingCredentials(source: "test", now: { clock.withLock { $0 } }) { () throws(ThumbError) in
+        let provider = S3RefreshingCredentials(source: "test", now: { clock.withLock { $0 } }) { () throws(FetchFailure) in
             calls.withLock { $0 += 1 }
             return S3Credentials(accessKeyID: "K", secretAccessKey: "s", sessionToken: "t", expiration: 1_000 + 3_600)
         }

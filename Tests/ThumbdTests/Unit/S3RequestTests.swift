@@ -24,9 +24,9 @@ import ThumbRuntime
         #expect(try S3Object(url: "s3://bucket/dir/été photo.jpg") == S3Object(bucket: "bucket", key: "dir/été photo.jpg"))
         #expect(try S3Object(url: "s3://bucket/a%20b%2Fc.jpg?3HL4kqtJ") == S3Object(bucket: "bucket", key: "a b/c.jpg",
                                                                                    version: "3HL4kqtJ"))
-        #expect(throws: ThumbError.self) { try S3Object(url: "s3://bucket/") }
-        #expect(throws: ThumbError.self) { try S3Object(url: "s3://evil.example:80@bucket/key") }
-        #expect(throws: ThumbError.self) { try S3Object(url: "s3:///key") }
+        #expect(throws: FetchFailure.self) { try S3Object(url: "s3://bucket/") }
+        #expect(throws: FetchFailure.self) { try S3Object(url: "s3://evil.example:80@bucket/key") }
+        #expect(throws: FetchFailure.self) { try S3Object(url: "s3:///key") }
     }
 
     @Test func virtualHostStyleSignsS3sDocumentedRequest() throws {
@@ -76,7 +76,7 @@ import ThumbRuntime
         settings.deniedBuckets = ["private"]
         #expect(throws: Never.self) { try settings.request(for: S3Object(bucket: "photos", key: "a"), at: 0) }
         for bucket in ["private", "other"] {
-            #expect(throws: ThumbError.self) { try settings.request(for: S3Object(bucket: bucket, key: "a"), at: 0) }
+            #expect(throws: FetchFailure.self) { try settings.request(for: S3Object(bucket: bucket, key: "a"), at: 0) }
         }
         settings.enabled = false
         #expect(throws: S3Settings.notEnabled) { try settings.request(for: S3Object(bucket: "photos", key: "a"), at: 0) }

@@ -17,7 +17,7 @@ struct SecurityOptionTests {
 
     @Test(arguments: options)
     func securityOptionIsForbiddenUnlessAllowed(_ option: String) {
-        let error = #expect(throws: ThumbError.self) { try OptionTable.parse(option) }
+        let error = #expect(throws: RequestFailure.self) { try OptionTable.parse(option) }
 
         #expect(error == .forbidden("security options are not allowed"))
         #expect(error?.status == 403)

@@ -57,7 +57,7 @@ struct SignatureTests {
     func rejectsAsForbidden(_ what: String, signature: String, path: String) {
         let verifier = SignatureVerifier(pairs: [Self.secretHello])
 
-        let error = #expect(throws: ThumbError.self) {
+        let error = #expect(throws: RequestFailure.self) {
             try verifier.verify(signature: Substring(signature), path: Substring(path))
         }
 
@@ -68,7 +68,7 @@ struct SignatureTests {
     @Test func fullSignatureIsRejectedWhenTheSizeIsEightBytes() {
         let verifier = SignatureVerifier(pairs: [Self.testKey], size: 8)
 
-        #expect(throws: ThumbError.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") }
+        #expect(throws: RequestFailure.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") }
     }
 
     @Test func eitherPairOfARotationVerifies() {
@@ -81,11 +81,11 @@ struct SignatureTests {
         }
         #expect(throws: Never.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asd") }
         // HMAC-SHA256("other-key", "other-salt/asd"), computed with openssl
-        #expect(throws: ThumbError.self) {
+        #expect(throws: RequestFailure.self) {
             try verifier.verify(signature: "rphTaaL7g-0X54ECcwnEgGU87eItwX5UO8Bsf1_Nth0", path: "/asd")
         }
         // and a signature is valid only for the path it was made for
-        #expect(throws: ThumbError.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asdf") }
+        #expect(throws: RequestFailure.self) { try verifier.verify(signature: Substring(Self.asdSignature), path: "/asdf") }
     }
 
     @Test func theVerifierSaysWhetherAKeyOrATrustedListLetASignaturePass() throws {
@@ -135,7 +135,7 @@ struct SignatureTests {
     func withoutKeysNoSignatureVerifies(_ signature: String) {
         let verifier = SignatureVerifier(pairs: [])
 
-        #expect(throws: ThumbError.forbidden("invalid signature")) {
+        #expect(throws: RequestFailure.forbidden("invalid signature")) {
             try verifier.verify(signature: Substring(signature), path: Substring(Self.documentedPath))
         }
     }
@@ -151,7 +151,7 @@ struct SignatureTests {
         let signature = verifier.signature(for: invalid, with: Self.testKey)
         #expect(signature != verifier.signature(for: replaced, with: Self.testKey))
         #expect(throws: Never.self) { try verifier.verify(signature: Array(signature.utf8), path: invalid) }
-        #expect(throws: ThumbError.self) { try verifier.verify(signature: Array(signature.utf8), path: replaced) }
+        #expect(throws: RequestFailure.self) { try verifier.verify(signature: Array(signature.utf8), path: replaced) }
     }
 
     @Test func aSignedPathIsSignedWithTheFirstPairOrInsecureWithout() {
@@ -202,14 +202,14 @@ struct SignatureTests {
     func tamperedPathIsForbidden(_ path: String) {
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.secretHello]), baseURL: nil)
 
-        #expect(throws: ThumbError.forbidden("invalid signature")) { try parser.parse(rawPath: path) }
+        #expect(throws: RequestFailure.forbidden("invalid signature")) { try parser.parse(rawPath: path) }
     }
 
     @Test func signatureIsCheckedBeforeTheOptions() {
         // A bad option under a bad signature tells the client nothing about the options.
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.secretHello]), baseURL: nil)
 
-        #expect(throws: ThumbError.forbidden("invalid signature")) {
+        #expect(throws: RequestFailure.forbidden("invalid signature")) {
             try parser.parse(rawPath: "/bogus/zz:1/plain/http://h/a.jpg")
         }
     }

@@ -93,12 +93,12 @@ struct SourceAllowListTests {
     }
 
     @Test func checkThrowsForbidden() {
-        #expect(throws: ThumbError.sourceNotAllowed("https://evil.com/a.jpg is not in the allowed sources")) {
+        #expect(throws: FetchFailure.sourceNotAllowed("https://evil.com/a.jpg is not in the allowed sources")) {
             try Self.list.check("https://evil.com/a.jpg")
         }
         #expect(throws: Never.self) { try Self.list.check("https://example.com/a.jpg") }
         // The client learns only that the source is not allowed; the URL is for the log
-        #expect(ThumbError.sourceNotAllowed("detail").status == 403)
-        #expect(ThumbError.sourceNotAllowed("detail").publicMessage == "forbidden: source is not allowed")
+        #expect(FetchFailure.sourceNotAllowed("detail").status == 403)
+        #expect(FetchFailure.sourceNotAllowed("detail").publicMessage == "forbidden: source is not allowed")
     }
 }

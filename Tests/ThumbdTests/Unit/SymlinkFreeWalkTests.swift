@@ -2,20 +2,21 @@
 import Glibc
 #endif
 import Testing
+import ThumbFetch
 @testable import ThumbRuntime
 
 /// The walk `local://` reads fall back to where the kernel has no openat2: one component at a
 /// time, never through a symlink. (With openat2 the kernel does the same: both are checked.)
 @Suite(.timeLimit(.minutes(2)))
 struct SymlinkFreeWalkTests {
-    static let refused = ThumbError.forbidden("symlink on the way")
+    static let refused = FetchFailure.forbidden("symlink on the way")
 
-    static func failure(_ code: Int32) -> ThumbError {
+    static func failure(_ code: Int32) -> FetchFailure {
         code == ELOOP || code == ENOTDIR || code == EXDEV ? refused : .internalFailure("errno \(code)")
     }
 
     /// Opens `relative` under the tree's root both ways: each way's error, nil where it opened.
-    static func open(_ relative: String, in tree: LocalFileReaderTests.Tree) throws -> [ThumbError?] {
+    static func open(_ relative: String, in tree: LocalFileReaderTests.Tree) throws -> [FetchFailure?] {
         let raw = Glibc.open(tree.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         try #require(raw >= 0)
         let root = FileDescriptor(owning: raw)
@@ -26,12 +27,12 @@ struct SymlinkFreeWalkTests {
         ]
     }
 
-    static func outcome(_ open: () throws -> FileDescriptor) -> ThumbError? {
+    static func outcome(_ open: () throws -> FileDescriptor) -> FetchFailure? {
         do {
             _ = try open()
             return nil
         } catch {
-            return error as? ThumbError
+            return error as? FetchFailure
         }
     }
 

@@ -22,6 +22,6 @@ struct TraceReplayTests {
     }
 
     @Test func aMalformedLineIsNamed() {
-        #expect(throws: ThumbError.self) { try TraceReplay.parse("a 10\nb ten\n") }
+        #expect(throws: CacheFailure.self) { try TraceReplay.parse("a 10\nb ten\n") }
     }
 }

@@ -38,8 +38,8 @@ private func checkSignatureRoundTrip(_ requestURI: String) {
           let slash = requestURI.dropFirst().firstIndex(of: "/") else { return }
     let asSigned = PathRepair.repaired(Array(requestURI[slash...].utf8)[...])
     let signed = signedParser.verifier.signedPath(String(decoding: asSigned, as: UTF8.self))
-    let withKey = Result { () throws(ThumbError) in try signedParser.parse(rawPath: signed) }
-    let withoutKey = Result { () throws(ThumbError) in try keylessTwin.parse(rawPath: signed) }
+    let withKey = Result { () throws(RequestFailure) in try signedParser.parse(rawPath: signed) }
+    let withoutKey = Result { () throws(RequestFailure) in try keylessTwin.parse(rawPath: signed) }
     let unsigned = { (request: ThumbnailRequest) in ThumbnailRequest(sourceURL: request.sourceURL, options: request.options) }
     guard (try? withKey.get()).map(unsigned) == (try? withoutKey.get()) else {
         fatalError("\(signed.debugDescription) reads as \(withKey) with its key, \(withoutKey) without")

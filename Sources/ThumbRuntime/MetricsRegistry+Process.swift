@@ -1,6 +1,6 @@
 import Prometheus
 
-extension Metrics {
+extension MetricsRegistry {
     /// The process_* metrics every Prometheus client library exports, under their usual names
     /// (never namespaced), set from /proc when scraped.
     struct ProcessGauges: Sendable {
@@ -26,7 +26,7 @@ extension Metrics {
         /// A scrape that cannot read /proc goes without these figures, and says nothing wrong.
         func update() {
             let stats: ProcessStats
-            do throws(ThumbError) {
+            do throws(SystemFailure) {
                 stats = try ProcessStats.read()
             } catch {
                 return
