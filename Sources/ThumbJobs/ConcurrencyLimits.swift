@@ -18,7 +18,7 @@ public struct ConcurrencyLimits: Sendable {
     /// photo, short enough that an idle thumbd holds none.
     public var sourceMemorySeconds = 10.0
     /// Seconds failed sources are remembered.
-    public var failureLifetimes = FailureMemory.Lifetimes()
+    public var failureLifetimes = RecentSourceFailures.Lifetimes()
 
     public init() {}
 }

@@ -15,12 +15,12 @@ public struct SourceStage: Sendable {
     public let pool: BlockingPool
     public let hosts: HostLimiter
     public let recent: RecentSources
-    public let failures: FailureMemory
+    public let failures: RecentSourceFailures
     public let coalescer = Coalescer<String, SourceOutcome>()
     public let metrics: JobMetrics
 
     public init(fetcher: OriginFetcher, localReader: LocalFileReader?, pool: BlockingPool, hosts: HostLimiter,
-                recent: RecentSources, failures: FailureMemory, metrics: JobMetrics) {
+                recent: RecentSources, failures: RecentSourceFailures, metrics: JobMetrics) {
         self.fetcher = fetcher
         self.localReader = localReader
         self.pool = pool

@@ -59,7 +59,7 @@ public struct ThumbnailPipeline: Sendable {
     /// - the job's outcome reaches its waiters in one work item on libdispatch's threads, which
     ///   link a second spelling and write each answer, so no worker or task waits for writing;
     /// - two threads end waits early: the deadline thread answers 504 past TIMEOUT, and the
-    ///   departures thread ends a connection whose client has gone.
+    ///   hangups thread ends a connection whose client has gone.
     ///
     /// The waiter learns whether its request started the job: that request's log line is the
     /// job's, with the fetch and render times, under `requestID`.
@@ -111,13 +111,13 @@ public struct ThumbnailPipeline: Sendable {
             }
         }
         let rendered = DispatchTime.now()
-        return (await standingIn(for: outcome, request: request), "miss", fetched.milliseconds(since: started),
+        return (await withFallbackImage(for: outcome, request: request), "miss", fetched.milliseconds(since: started),
                 rendered.milliseconds(since: fetched))
     }
 
     /// A source that failed gets the fallback image, if there is one, rendered with the request's
     /// options and kept for the next requests; if that fails too, the source's error stands.
-    private func standingIn(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
+    private func withFallbackImage(for outcome: JobOutcome, request: ThumbnailRequest) async -> JobOutcome {
         guard case .failure(let error) = outcome, error.fallsBack, let fallback = fallback?.current else {
             return outcome
         }

@@ -205,7 +205,7 @@ extension OptionParser: DeclaresSettings {
         guard let option = URLOption(segment: Substring("skp:" + SettingText.list(text).joined(separator: ":"))) else {
             return
         }
-        do throws(ThumbError) {
+        do throws(RequestFailure) {
             try OptionParser().apply(option, to: &parser.base)
         } catch {
             throw InvalidSetting(expected: "expected formats, comma-separated: \(error.publicMessage)")

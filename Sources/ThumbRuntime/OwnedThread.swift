@@ -16,7 +16,7 @@ public final class OwnedThread: Sendable {
         case fetch
         case render
         case deadlines
-        case departures
+        case hangups
         case metrics
         case ready
         case upkeep

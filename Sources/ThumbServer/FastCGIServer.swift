@@ -41,7 +41,7 @@ public final class FastCGIServer: Sendable {
     private let gate: ConnectionGate
     private let ready = ConnectionQueue()
     private let handler: RequestHandler
-    private let departures: Departures
+    private let hangups: ClientHangupWatch
     private let logger: Logger
     /// Requests accepted and not yet answered.
     private let outstanding = Monitor(0)
@@ -59,7 +59,7 @@ public final class FastCGIServer: Sendable {
         }
         gate = try ConnectionGate(listening: listening, paramsTimeout: .milliseconds(Int(settings.paramsTimeout * 1000)),
                                   maxConnections: Self.maxConnections(descriptors: descriptors), ready: ready, logger: logger)
-        departures = try Departures()
+        hangups = try ClientHangupWatch()
         self.settings = settings
         self.handler = handler
         self.logger = logger
@@ -133,9 +133,9 @@ public final class FastCGIServer: Sendable {
             )
             outstanding.withLock { $0 += 1 }
             let exchange = Exchange(request, gate: gate, outstanding: outstanding)
-            let watch = departures.watch(descriptor) { exchange.end(answer: nil) }
-            handler.respond(to: incoming) { [departures] response in
-                departures.forget(watch)
+            let watch = hangups.watch(descriptor) { exchange.end(answer: nil) }
+            handler.respond(to: incoming) { [hangups] response in
+                hangups.forget(watch)
                 exchange.end(answer: response)
             }
         }

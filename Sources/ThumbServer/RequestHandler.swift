@@ -128,7 +128,7 @@ public struct RequestHandler: Sendable {
         let parsed: ThumbnailRequest
         do throws(RequestFailure) {
             let rules = self.rules.current
-            parsed = try rules.recentParses.request(for: incoming.requestURI) { uri throws(RequestFailure) in
+            parsed = try rules.parsedRequests.request(for: incoming.requestURI) { uri throws(RequestFailure) in
                 try rules.parser.parse(requestURI: uri)
             }
         } catch {

@@ -5,7 +5,7 @@ import ThumbRequest
 /// keys is not a request under the new ones).
 public struct RequestRules: Sendable {
     public let parser: RequestPathParser
-    let recentParses = RecentParses()
+    let parsedRequests = ParsedRequestCache()
 
     public init(parser: RequestPathParser) {
         self.parser = parser

@@ -78,7 +78,7 @@ struct Service {
             hosts: HostLimiter(limit: limits.fetchesPerHost, queueLimit: limits.queueSize),
             recent: RecentSources(byteLimit: limits.sourceMemoryBytes, lifetime: .seconds(limits.sourceMemorySeconds),
                                   purges: { [index = cache.index] in index.purgeGeneration }),
-            failures: FailureMemory(lifetimes: limits.failureLifetimes),
+            failures: RecentSourceFailures(lifetimes: limits.failureLifetimes),
             metrics: metrics
         )
         let expiry = Task { [recent = sources.recent] in await recent.expireForever() }

@@ -5,7 +5,7 @@ import ThumbRuntime
 /// Failed sources, remembered for a short time, so a missing or broken source is not fetched
 /// again on every request: missing ones (404) longer than failing ones (5xx, timeouts), which
 /// may recover soon. Kept under a lock, not in an actor: a job asks without hopping.
-public final class FailureMemory: Sendable {
+public final class RecentSourceFailures: Sendable {
     public struct Lifetimes: Sendable {
         public var notFound: Double = 30
         public var failure: Double = 5

@@ -16,14 +16,14 @@ import ThumbRuntime
 /// A connection is known here by a token that is never reused, not by its descriptor: once it is
 /// closed, its number is the next connection's, and an event read just before must not end that
 /// one. Closing a descriptor takes it out of the epoll set.
-final class Departures: Sendable {
+final class ClientHangupWatch: Sendable {
     private let poll: EventPoll
     private let watched = Mutex<[UInt64: @Sendable () -> Void]>([:])
     private let lastToken = Atomic<UInt64>(0)
 
     init() throws(SystemFailure) {
         poll = try EventPoll(for: "watch connections")
-        OwnedThread.start(.departures) { [self] in watchForever() }
+        OwnedThread.start(.hangups) { [self] in watchForever() }
     }
 
     /// Calls `departed` once, on the watching thread, if the peer of `descriptor` closes its end

@@ -5,7 +5,7 @@ import Testing
 /// A path parsed once is not parsed again while it is among the last ones; what failed is parsed
 /// again every time, and the oldest path goes first.
 @Suite(.timeLimit(.minutes(2)))
-struct RecentParsesTests {
+struct ParsedRequestCacheTests {
     /// Parses with the real parser and counts how often it was asked.
     final class CountingParser: @unchecked Sendable {
         private(set) var calls: [String] = []
@@ -23,7 +23,7 @@ struct RecentParsesTests {
 
     @Test func aPathParsedOnceIsRememberedWithItsRequest() throws {
         // Given a path parsed once
-        let recent = RecentParses(capacity: 4)
+        let recent = ParsedRequestCache(capacity: 4)
         let parser = CountingParser()
         let path = Self.signed("/rs:fill:300:200/plain/http://h/a.jpg@webp")
         let first = try recent.request(for: path, parse: parser.parse)
@@ -39,7 +39,7 @@ struct RecentParsesTests {
 
     @Test func aPathThatFailedIsParsedAgainEachTime() {
         // Given a path whose signature is wrong
-        let recent = RecentParses(capacity: 4)
+        let recent = ParsedRequestCache(capacity: 4)
         let parser = CountingParser()
         let forged = Array("/oWaL7QoW5TsgbuiS9-5-DI8S3Ibbo1gdB2SteJh3a20/rs:fill:300:200/plain/http://h/a.jpg".utf8)
 
@@ -54,7 +54,7 @@ struct RecentParsesTests {
 
     @Test func theOldestPathGoesFirst() throws {
         // Given room for two paths, and three parsed in turn
-        let recent = RecentParses(capacity: 2)
+        let recent = ParsedRequestCache(capacity: 2)
         let parser = CountingParser()
         let paths = ["a", "b", "c"].map { Self.signed("/w:10/plain/http://h/\($0).jpg") }
         for path in paths { _ = try recent.request(for: path, parse: parser.parse) }
