@@ -77,8 +77,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the tests share: tables of options and the option values they expect.
+        .target(name: "ThumbdTestSupport", dependencies: ["ThumbRequest", "ThumbRuntime"], path: "Tests/ThumbdTestSupport"),
+        // Unit tests of a stage: no nginx, no process, no C import; seconds once built.
+        .testTarget(name: "ThumbRuntimeTests", dependencies: ["ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbRequestTests", dependencies: ["ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        // The other stages' tests, and those that start nginx, thumbd, an origin and Chromium.
         .testTarget(name: "ThumbdTests",
-                    dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CWebP"],
+                    dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",
+                                   "ThumbdTestSupport", "CMagickWand", "CLittleCMS", "CWebP"],
                     // run by SocketActivationTests and S3TestServer, not built
                     exclude: ["Support/socket-holder.py", "Support/moto-fill.py"]),
     ]

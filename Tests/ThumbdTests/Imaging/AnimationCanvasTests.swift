@@ -1,5 +1,6 @@
 import CMagickWand
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 @testable import ThumbRequest
 

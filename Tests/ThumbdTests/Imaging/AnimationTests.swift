@@ -1,6 +1,7 @@
 import CMagickWand
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime

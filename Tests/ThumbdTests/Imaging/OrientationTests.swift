@@ -1,5 +1,6 @@
 import CMagickWand
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 
 /// Which of ImageMagick's EXIF orientations turn the picture a quarter, swapping width and height

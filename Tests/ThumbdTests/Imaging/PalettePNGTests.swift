@@ -2,6 +2,7 @@ import CMagickWand
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 @testable import ThumbRequest
 @testable import ThumbRuntime

@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 @testable import ThumbRequest
 

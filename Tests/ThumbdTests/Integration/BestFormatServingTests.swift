@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// The best format through real nginx and thumbd: each class of client gets the smallest of the

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// The cache's bound is the bound of the disk, with real nginx and thumbd: files, directories and
 /// the index together, through churn three times the bound, and a purge; and what only thumbd may

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// `thumbd cache replay`: exactly two lines on stdout, with ratios counted by hand.
 @Suite(.blocking, .timeLimit(.minutes(1)))

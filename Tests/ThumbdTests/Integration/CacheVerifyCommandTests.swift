@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// `thumbd cache verify` prints names it read from disk: escaped, so a name cannot drive the

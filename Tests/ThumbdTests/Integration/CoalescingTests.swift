@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// However many clients ask for one thumbnail at once, the origin is asked once.

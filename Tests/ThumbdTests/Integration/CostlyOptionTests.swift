@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// What one URL can make a render cost is bounded: the largest blur and sharpen sigmas on the
 /// largest result dpr makes, and a tiled watermark at the smallest scale, render within the render time limit

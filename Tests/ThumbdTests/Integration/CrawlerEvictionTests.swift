@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// Issue #36 with real nginx and thumbd: ten thumbnails people look at, then a crawler asking
 /// once each for more thumbnails than the cache holds.

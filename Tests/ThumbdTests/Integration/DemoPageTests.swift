@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// deploy/run's demo page, as a newcomer sees it: deploy/run itself (with the thumbd these tests
 /// built) on a free port, opened in a real headless Chromium.

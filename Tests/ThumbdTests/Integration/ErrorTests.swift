@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// Each cause of failure answers its status with a one-line body, caches nothing, and leaves
 /// thumbd answering.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// imgproxy's fallback image: a source that cannot be fetched or decoded is answered with the
 /// configured image, rendered with the URL's options, never stored, kept by clients briefly.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// A source whose first frame is tiny and a later one huge passes a check of the first frame, and
 /// then an animation decodes every frame: thumbd reads every frame's header first.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// The output format, skip_processing and raw as imgproxy answers them, through real nginx and
 /// thumbd: each miss and the hits nginx serves alone afterwards agree.

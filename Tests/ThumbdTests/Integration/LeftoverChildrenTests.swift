@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import thumbd
 
 /// thumbd(1), as the package installs it: every subcommand and every setting, in markup groff

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ThumbdTestSupport
 @testable import ThumbServer
 
 /// PROMETHEUS_BIND's listener serves its connections at once: clients that connect and say

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// What a Prometheus scraping thumbd reads, checked by prometheus_client's parser: answers by

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// A URL without a format answers each client in the best format it accepts, and nginx's hits
 /// agree with thumbd's misses.

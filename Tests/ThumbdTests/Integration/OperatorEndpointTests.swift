@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// What an operator's load balancer and Prometheus ask nginx for: /health, /ready and
 /// /_thumbd/metrics.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// What an origin feels: one fetch per source however many ask, bounded concurrency, remembered

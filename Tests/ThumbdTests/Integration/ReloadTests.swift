@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// SIGHUP reads the settings file again: new keys, presets and allowed sources take effect at

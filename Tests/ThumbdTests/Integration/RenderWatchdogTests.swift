@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// A render that runs past THUMBD_MAX_RENDER_SECONDS is stopped on its own thread, answered 422,
 /// never cached, and its key is free for a later try.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// thumbd parses the path as the client sent it and stores the answer at the path nginx decoded

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// Options that shape the answer rather than the pixels: expiry, download names, pass-through.
 @Suite(.blocking, .timeLimit(.minutes(5)), .serialized)

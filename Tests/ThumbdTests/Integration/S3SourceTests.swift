@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbFetch
 
 /// `s3://` sources read from a real S3 server (moto, authentication enforced) through real nginx

@@ -1,6 +1,7 @@
 import CMagickWand
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// The shared cache index with real nginx and thumbd: two processes on one cache, eviction that

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// Signals an operator might send out of habit (USR1, USR2) neither stop thumbd nor quietly retire
 /// its workers. (HUP reloads the settings: ReloadTests.)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// A slow origin must not stall everyone: requests waiting for its jobs hold no worker thread,
 /// and what sheds load is the documented limits (per-host fetches, the queue), at once.

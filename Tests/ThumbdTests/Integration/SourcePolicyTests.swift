@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// Refusals prove themselves on this machine only: loopback sources while loopback is not
@@ -152,18 +153,4 @@ struct SourcePolicyTests {
         #expect(response.status == 403)
         #expect(response.text == "forbidden: local sources are not enabled\n")
     }
-}
-
-/// A temp directory removed when the value goes away.
-final class TestDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array("/tmp/thumbd-local-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw StackError("mkdtemp failed") }
-        path = String(cString: made)
-        chmod(path, 0o755)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

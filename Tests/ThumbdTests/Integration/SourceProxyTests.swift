@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// With SOURCE_PROXY every socket goes to the proxy, so the address guard checks a source's host
 /// before anything connects and tells the proxy the address it checked. A listener on 127.0.0.1

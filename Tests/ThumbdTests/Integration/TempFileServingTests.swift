@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// thumbd writes a thumbnail to a temp file beside its final name before renaming it into place;
 /// nginx serves that directory, and must never serve such a file to a client who names it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// A trusted signature (TRUSTED_SIGNATURES) passes with any path: the first URL asked with it must
 /// not become the picture nginx serves for every other URL that carries it.

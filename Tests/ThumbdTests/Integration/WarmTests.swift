@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// `thumbd warm` run as a process against real nginx + thumbd + an origin: what it counts as
@@ -9,7 +10,7 @@ struct WarmTests {
     /// imgproxy's documented key and salt ("secret", "hello").
     static let key = ["--key", "736563726574", "--salt", "68656C6C6F"]
     static let keyEnvironment = ["THUMBD_KEY": "736563726574", "THUMBD_SALT": "68656C6C6F"]
-    static let signing = SignatureVerifier(pairs: [SignatureTests.secretHello])
+    static let signing = SignatureVerifier(pairs: [ImgproxySigningExample.keyPair])
 
     let origin: TestOrigin
 

@@ -1,3 +1,4 @@
+import ThumbdTestSupport
 import CMagickWand
 import CWebP
 

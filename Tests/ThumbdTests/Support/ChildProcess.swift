@@ -1,3 +1,4 @@
+import ThumbdTestSupport
 import Foundation
 import Synchronization
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import ThumbdTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import ThumbdTestSupport
 import Foundation
 
 /// prometheus_client's parser (Debian's python3-prometheus-client), the one Python exporters

@@ -1,3 +1,4 @@
+import ThumbdTestSupport
 import Foundation
 @testable import ThumbFetch
 #if canImport(Glibc)

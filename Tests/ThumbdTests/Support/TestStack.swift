@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -308,9 +309,4 @@ final class TestStack: @unchecked Sendable {
     private static func canConnect(port: Int) -> Bool {
         (try? HTTPClient.get(port: port, path: "/", timeout: 2)) != nil
     }
-}
-
-struct StackError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

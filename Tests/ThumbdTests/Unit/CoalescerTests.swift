@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 import ThumbFetch
 @testable import ThumbJobs
 @testable import ThumbRuntime

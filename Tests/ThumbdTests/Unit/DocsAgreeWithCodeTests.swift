@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import thumbd
 
 /// Every setting, URL option and subcommand the docs name is the code's, and the code's are all in

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbRuntime
 @testable import thumbd

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 
 /// A directory on a `local://` path swapped for a symlink out of the root between the reader's
 /// realpath and its open: the open must refuse the symlink, not follow it out.

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ThumbdTestSupport
 @testable import thumbd
 
 /// LOG_FORMAT: each event one line, in the format asked for; JSON a real parser reads.

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 @testable import ThumbServer
 
 /// Every miss's deadline falls due once, in the order the misses came, and not before its time.

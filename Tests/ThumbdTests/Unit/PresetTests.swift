@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbRuntime
 @testable import thumbd

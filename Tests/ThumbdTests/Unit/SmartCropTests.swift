@@ -1,5 +1,6 @@
 import CMagickWand
 import Testing
+import ThumbdTestSupport
 @testable import ThumbImaging
 
 /// Smart crop finds the window with the most to look at: on drawn buffers where the answer is

@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import thumbd
 
@@ -6,7 +7,7 @@ import Testing
 /// read back by thumbd's own parser as the thumbnails meant.
 @Suite(.timeLimit(.minutes(2)))
 struct WarmTargetsTests {
-    static let signing = SignatureVerifier(pairs: [SignatureTests.secretHello])
+    static let signing = SignatureVerifier(pairs: [ImgproxySigningExample.keyPair])
 
     static func targets(_ text: String, _ reading: WarmTargets.Reading = .thumbnails(signed: false),
                         signing: SignatureVerifier = signing) throws -> WarmTargets {
@@ -17,14 +18,14 @@ struct WarmTargetsTests {
 
     @Test func pathsAndURLsAreSignedWithTheKey() throws {
         // Given imgproxy's documented path, once as a path and once inside a whole URL
-        let lines = "\(SignatureTests.documentedPath)\nhttps://thumbs.example.com/rs:fit:10:10/plain/http://h/a.jpg\n"
+        let lines = "\(ImgproxySigningExample.path)\nhttps://thumbs.example.com/rs:fit:10:10/plain/http://h/a.jpg\n"
 
         // When read with the documented key and salt
         let targets = try Self.targets(lines)
 
         // Then the first carries imgproxy's documented signature, the second its own path signed
         #expect(targets.paths == [
-            "/\(SignatureTests.documentedSignature)\(SignatureTests.documentedPath)",
+            "/\(ImgproxySigningExample.signature)\(ImgproxySigningExample.path)",
             Self.signing.signedPath("/rs:fit:10:10/plain/http://h/a.jpg"),
         ])
         #expect(targets.duplicates == 0)

@@ -2,7 +2,7 @@
 
 extension ProcessingOptions {
     /// Default options with some fields changed, for tables of expectations.
-    static func with(_ change: (inout ProcessingOptions) -> Void) -> ProcessingOptions {
+    package static func with(_ change: (inout ProcessingOptions) -> Void) -> ProcessingOptions {
         var options = ProcessingOptions()
         change(&options)
         return options

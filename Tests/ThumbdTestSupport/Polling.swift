@@ -10,7 +10,7 @@ import Glibc
 /// Polls `condition` until it holds; false when `timeout` seconds passed first. It blocks its
 /// thread: in an async test the overload below, which does not, is the one taken.
 @_disfavoredOverload
-func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
+package func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if try condition() { return true }
@@ -20,12 +20,12 @@ func eventually(timeout: Double = 10, _ condition: () throws -> Bool) rethrows -
 }
 
 /// The same, throwing an error that names `what` when `timeout` seconds pass first.
-func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
+package func waitUntil(_ what: String, timeout: Double = 20, _ condition: () throws -> Bool) throws {
     guard try eventually(timeout: timeout, condition) else { throw StackError("timed out waiting until \(what)") }
 }
 
 /// The same for an async test: it sleeps between looks, holding no thread of Swift's pool.
-func eventually(timeout: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
+package func eventually(timeout: Double = 10, _ condition: () async throws -> Bool) async rethrows -> Bool {
     let deadline = ContinuousClock.now + .seconds(timeout)
     while ContinuousClock.now < deadline {
         if try await condition() { return true }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// thumbd's own threads for blocking work: a queue in order, a limit that refuses at once, and a

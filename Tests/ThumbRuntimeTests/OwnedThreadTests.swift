@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 import ThumbRuntime
 
 /// thumbd's threads are started, named and known in one place, until they end.

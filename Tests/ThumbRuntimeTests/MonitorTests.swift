@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+import ThumbdTestSupport
 import ThumbRuntime
 
 /// The runtime's one way for a thread to wait: a change wakes its sleepers, none is lost, and a

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRuntime
 
 /// A log nginx's master opens as root must sit where thumbd's user cannot swap it for a link

@@ -10,12 +10,12 @@ import Testing
 extension Trait where Self == ExecutorTrait {
     /// The suite's tests compute for long: they run on a pool of their own, as many threads as
     /// cores, and Swift's cooperative pool stays free for the rest.
-    static var computing: Self { ExecutorTrait(executor: ComputingExecutor.shared) }
+    package static var computing: Self { ExecutorTrait(executor: ComputingExecutor.shared) }
 }
 
 /// A task executor with a thread per core, each taking the next job in the order they came.
-final class ComputingExecutor: TaskExecutor, @unchecked Sendable {
-    static let shared = ComputingExecutor(threads: ProcessInfo.processInfo.activeProcessorCount)
+package final class ComputingExecutor: TaskExecutor, @unchecked Sendable {
+    package static let shared = ComputingExecutor(threads: ProcessInfo.processInfo.activeProcessorCount)
 
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -29,7 +29,7 @@ final class ComputingExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.withLock {
             jobs.append(job)

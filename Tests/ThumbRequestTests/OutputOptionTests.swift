@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// Colour, effects, metadata, output and handling options, one table per option.

@@ -14,17 +14,17 @@ import Glibc
 extension Trait where Self == ExecutorTrait {
     /// The suite's tests block while they wait: they run on threads of their own, never on Swift's
     /// cooperative pool, which the tests that do not block and the time limits' clocks then have.
-    static var blocking: Self { ExecutorTrait(executor: ThreadPerJobExecutor.shared) }
+    package static var blocking: Self { ExecutorTrait(executor: ThreadPerJobExecutor.shared) }
 }
 
 /// Runs a test (or each test of a suite) with a task executor that is not Swift's cooperative
 /// pool. The test stays in its task, so what it records (`#expect`, its time limit) is still its own.
-struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
-    let executor: any TaskExecutor
+package struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
+    package let executor: any TaskExecutor
 
-    var isRecursive: Bool { true }
+    package var isRecursive: Bool { true }
 
-    func provideScope(for test: Test, testCase: Test.Case?,
+    package func provideScope(for test: Test, testCase: Test.Case?,
                       performing function: @Sendable () async throws -> Void) async throws {
         try await withTaskExecutorPreference(executor) { try await function() }
     }
@@ -32,10 +32,10 @@ struct ExecutorTrait: SuiteTrait, TestTrait, TestScoping {
 
 /// A task executor that runs each job on a new thread, which ends with it. A test's body is one
 /// job between two awaits, so its waits hold that thread alone.
-final class ThreadPerJobExecutor: TaskExecutor {
-    static let shared = ThreadPerJobExecutor()
+package final class ThreadPerJobExecutor: TaskExecutor {
+    package static let shared = ThreadPerJobExecutor()
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         Thread.detachNewThread {
             Thread.current.name = "blocking test"

@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbRequest
 
 /// The geometry options, one table per option: what each spelling sets, and which arguments are
