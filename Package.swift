@@ -60,17 +60,25 @@ let package = Package(
         ),
         .target(name: "ThumbJobs", dependencies: ["ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime"]),
         .target(name: "ThumbServer", dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "CFastCGI"]),
+        // The ops commands beside serving: nginx's configs, warming the cache, signing URLs.
+        .target(
+            name: "ThumbOps",
+            dependencies: [
+                "ThumbServer", "ThumbFetch", "ThumbCache", "ThumbRequest", "ThumbRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMalloc",
+                "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "ThumbdTests",
-                    dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CWebP"],
+                    dependencies: ["thumbd", "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMagickWand", "CLittleCMS", "CWebP"],
                     // run by SocketActivationTests and S3TestServer, not built
                     exclude: ["Support/socket-holder.py", "Support/moto-fill.py"]),
     ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ThumbOps
 import ThumbRuntime
 
 @main

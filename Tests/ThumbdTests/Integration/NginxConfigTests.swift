@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbOps
 @testable import thumbd
 
 /// `thumbd nginx-config`: what it writes nginx accepts, the examples in nginx/ are what it writes,

@@ -1,5 +1,6 @@
 import ThumbCache
 import ThumbRequest
+import ThumbServer
 
 /// thumbd's nginx site, as `thumbd nginx-config site` writes it: the one place its text is
 /// written (a package's binary has no template beside it to read). Its comments document each
@@ -8,9 +9,9 @@ struct NginxSite {
     /// `_`: no name of its own; the site then answers only where it is nginx's default server.
     var serverNames = ["_"]
     var listen = NginxAddress(host: nil, port: 80)
-    var cacheRoot = Settings().cacheRoot
+    var cacheRoot = CacheSettings.defaultRoot
     /// thumbd's --listen, one per thumbd process on the cache; several make an upstream.
-    var sockets = [Settings().listen]
+    var sockets = [FastCGIServer.Settings().address]
     /// nil: thumbd's default beside the cache root.
     var hitsLog: NginxLog?
     var accessLog = NginxLog.file("/var/log/nginx/access.log")
