@@ -66,7 +66,9 @@ let package = Package(
             dependencies: [
                 "ThumbServer", "ThumbFetch", "ThumbCache", "ThumbRequest", "ThumbRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            // The site's text, compiled into the binary: a package's binary has no file beside it to read.
+            resources: [.embedInCode("NginxConfig/thumbd-site.conf.template")]
         ),
         .executableTarget(
             name: "thumbd",

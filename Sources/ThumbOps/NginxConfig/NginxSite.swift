@@ -2,9 +2,9 @@ import ThumbCache
 import ThumbRequest
 import ThumbServer
 
-/// thumbd's nginx site, as `thumbd nginx-config site` writes it: the one place its text is
-/// written (a package's binary has no template beside it to read). Its comments document each
-/// directive and go into every site written.
+/// thumbd's nginx site, as `thumbd nginx-config site` writes it: its template
+/// (thumbd-site.conf.template, compiled into the binary) with the parts computed here filled in.
+/// The template's comments document each directive and go into every site written.
 struct NginxSite {
     /// `_`: no name of its own; the site then answers only where it is nginx's default server.
     var serverNames = ["_"]
@@ -238,210 +238,36 @@ struct NginxSite {
         return "\n\n    include \(extras);"
     }
 
+    /// The site: the template (thumbd-site.conf.template, embedded at build time) with its
+    /// computed parts filled in.
     var text: String {
-        #"""
-        # thumbd's nginx site. nginx serves every thumbnail that exists as a static file; only a miss
-        # reaches thumbd, which writes the file where the locations below look for it, then answers.
-        #
-        # Written by `thumbd nginx-config`; to change it, write it again rather than edit it:
-        #   \#(NginxValue.commandLine(arguments))
-        #
-        #   --server-name   the names the site answers for; `_`, none: the site then answers only
-        #                   where it is nginx's default server (Debian's default site is, on :80)
-        #   --listen        where nginx listens, e.g. 80 or 127.0.0.1:8080
-        #   --cache-root    thumbd's --cache-root
-        #   --socket        thumbd's --listen: unix:/run/thumbd/thumbd.sock or 127.0.0.1:9000; one
-        #                   per thumbd process on the cache (several: an upstream)
-        #   --hits-log      thumbd's --cache-hits-log (default <cache root>.hits.log), or off
-        #   --access-log    the operator's access log, kept where hits are logged too, or off
-        #   --extras        a glob of extra location files (the demo origin); may match nothing. Their
-        #                   locations must be `location = ` or `location ^~ `: the regexes below take
-        #                   every URI whose first segment could be a signature.
-        #   --enforce       a format of thumbd's ENFORCE_AVIF / _JXL / _WEBP, once each
-        #   --auto          a format of thumbd's AUTO_AVIF / _JXL / _WEBP, once each; avif and webp when
-        #                   not given
-        #   --order         thumbd's FORMAT_NEGOTIATION_ORDER, when not avif,jxl,webp
-        #   --best-by-default  thumbd's BEST_FORMAT_BY_DEFAULT is on
-        \#(upstream)
-        # Format negotiation (THUMBD_AUTO_\#(negotiated.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_AUTO_"))): every rendition of a URL without a
-        # format lives at {signature}\#(negotiatedNames) or, for clients that accept neither,
-        # {signature}.auto.none.{ext}. Each client is offered only its own, so whoever asks first, each
-        # gets (or makes) the right one.
-        map $http_accept $thumbd_negotiated {
-        \#(negotiatedMapLines { ".auto.\($0.rawValue)" })
-            default     .auto.none;
-        }
-
-        # The plain rendition's name for clients that accept neither; for the others a name that never
-        # exists.
-        map $http_accept $thumbd_plain {
-        \#(negotiatedMapLines { _ in "/.none" })
-            default     .auto.none;
-        }
-
-        # After try_files, $uri names the file served: every .auto. rendition varies by Accept, and
-        # every best format's file stored for a class of clients.
-        map $uri $thumbd_vary {
-            ~\.auto\. Accept;\#(bestVary)
-            default "";
-        }\#(enforcedMaps)
-
-        # The best format (thumbd's f:best, @best): the class of the client, as thumbd tells it (the
-        # first format in its order that the client accepts), and the name to try first, in the
-        # class's own format.
-        map $http_accept $thumbd_best {
-        \#(bestMapLines { ".\($0.rawValue)" })
-            default     \#(bestClasses.isEmpty ? "\"\"" : ".none");
-        }
-
-        map $http_accept $thumbd_best_first {
-        \#(bestMapLines { ".\($0.rawValue).\($0.fileExtension)" })
-            default     \#(bestClasses.isEmpty ? "" : ".none").jpg;
-        }
-
-        # Hits never reach thumbd, so nginx tells it which files it served: $request_filename, the file's
-        # path on disk (the cache root, then /served/{c}/{name}). Buffered, this costs one write per 64 KiB
-        # of hits; unescaped, 1.4 % more instructions per hit (bench/cache-index).
-        # thumbd reads the log within a second, records the uses in its cache index (eviction keeps what
-        # is used) and empties it.
-        log_format thumbd_hits escape=none '$request_filename';
-        # Only what was served is a hit: an error nginx answered instead (a 500 when it ran out of
-        # descriptors, a 416 for a bad range) says nothing about what people look at.
-        map $status $thumbd_served {
-            ~^(200|206|304)$ 1;
-            default 0;
-        }
-
-        # What reaches thumbd is logged with nginx's $request_id, which thumbd logs too: one id ties
-        # the two lines. Hits keep the operator's format (an id is random bytes each request).
-        log_format thumbd_misses '$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent '
-                                 '"$http_referer" "$http_user_agent" $request_id';
-
-        server {
-            listen \#(listen);
-            server_name \#(serverNames.joined(separator: " "));
-
-            # The operator's access log. The locations that log hits for thumbd name it again: nginx
-            # drops an inherited access_log in a location that declares its own.
-            \#(accessLogLine)
-
-            # Plain sources carry whole URLs: keep "http://" intact in the URI thumbd is passed.
-            merge_slashes off;
-            # A request's own structures and header lists outgrow nginx's default 4 KiB request pool, so
-            # each request mallocs a second block: 8 KiB saves that, 3.9 % of a hit's instructions
-            # (callgrind, 2,000 hits: 20,591 to 19,815; 2.2 % for plain nginx, which bench/run's ceiling
-            # therefore has too).
-            request_pool_size 8k;
-            # Every thumbnail nginx may serve to anyone, and nothing else: served/{c}/{name}, where {name}
-            # is the URL's signature (its first segment, which begins with {c}) and a suffix. Thumbnails
-            # only thumbd may answer for (an expiry it checks on every request, a download name, insecure
-            # mode's) live beside it in private/, which no location below serves by a client's URI.
-            root \#(cacheRoot)/served;
-            # thumbd owns everything below the cache root: a link it put there (a decoder bug turned
-            # against it) would have nginx serve a file thumbd cannot read itself. No link below the
-            # cache root is followed: not `from=$document_root`, which is the whole file's path in the
-            # locations that alias one (nothing would be checked) and leaves served/ itself unchecked.
-            # What it costs a hit: bench/hit-cost.
-            disable_symlinks on from=\#(cacheRoot);
-
-            # Hits keep their file open between requests: a hit costs no open, fstat and close, which
-            # is most of what separated a hit from plain static serving (0.55x to 0.95x+, bench/run).
-            # A file purged, evicted or replaced is looked up again within open_file_cache_valid, so
-            # nginx serves it at most 1 s longer; misses (ENOENT) are never cached, so a new thumbnail
-            # is served at once. Each open file is a descriptor per worker: see worker_rlimit_nofile.
-            open_file_cache max=10000 inactive=60s;
-            open_file_cache_valid 1s;
-            open_file_cache_min_uses 1;
-
-            # A URL that names its format (`plain/...@webp`) has its thumbnail at {signature}.{ext}, or
-            # nowhere nginx looks. The static handler opens it itself: one lookup (a try_files probe is a
-            # second lookup of the same file), no map, nothing varies, and the type is the format's. A
-            # URL whose path is not the one its signature signs gets the thumbnail the signature was
-            # made for, the only file that name can hold, and never anything else. A miss (404) goes to
-            # thumbd, which checks the signature.
-        \#(namedFormatLocations)
-
-            # Every other signed URL: the format is negotiated ({signature}.auto.{ext}, by Accept), named by
-            # the URI's extension, or the source's; the file's extension gives the Content-Type.
-            location ~ "^/(?<thumbd_c>[A-Za-z0-9_-])(?<thumbd_s>[A-Za-z0-9_-]+)/" {
-                types {
-        \#(typesBlock)
-                }
-                default_type application/octet-stream;
-                \#(tryFiles)
-                add_header Cache-Control "\#(ThumbnailLifetime.cacheControl)";
-                add_header Vary $thumbd_vary;\#(hitLocationLogs)
-
-        \#(bestLocation(suffix: #"\.best"#).split(separator: "\n", omittingEmptySubsequences: false).map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n"))
-            }
-
-            # Anything else is no thumbnail's URL: thumbd says why.
-            location / {
-                error_page 404 = @thumbd;
-                return 404;
-            }
-
-            location @thumbd {
-                fastcgi_pass \#(fastCGIPass);
-                # thumbd verifies the signature on the raw REQUEST_URI and stores at DOCUMENT_URI.
-                fastcgi_param REQUEST_METHOD  $request_method;
-                fastcgi_param REQUEST_URI     $request_uri;
-                fastcgi_param DOCUMENT_URI    $document_uri;
-                fastcgi_param QUERY_STRING    $query_string;
-                fastcgi_param SERVER_PROTOCOL $server_protocol;
-                fastcgi_param REMOTE_ADDR     $remote_addr;
-                fastcgi_param REQUEST_ID      $request_id;\#(missLog)
-                # A cold thumbnail waits for the origin and the render.
-                fastcgi_read_timeout 60s;
-                # No fastcgi_keep_conn: nginx acts on X-Accel-Redirect (every stored miss) as soon as the
-                # headers arrive and closes the connection without reading the answer's end, so it keeps
-                # none (storms of 200 with `keepalive 256` left thumbd no connection open).
-            }
-
-            # A miss, once stored: thumbd answers with X-Accel-Redirect to the file here, and nginx
-            # serves it as it serves every later hit (ETag, Last-Modified, Range, HEAD, sendfile).
-            # Content-Type, Cache-Control and Content-Disposition are thumbd's; the query it adds says
-            # whether the answer varies by Accept and whether thumbd made the file for this request
-            # (Server-Timing, which a page's scripts can read). Clients cannot ask for it: internal.
-            # A file served here once keeps no descriptor open: a purge or eviction right after it
-            # frees its space at once. One served again (a storm's waiters, a download) is kept open:
-            # it costs no open, fstat and close (nginx's CPU per storm of 200: 14.2 to 13.8 ms), and,
-            # as a hit's, is looked up again within open_file_cache_valid (1 s).
-            location ^~ /_thumbd/stored/ {
-                internal;
-                alias \#(cacheRoot)/;
-                open_file_cache max=1000 inactive=10s;
-                open_file_cache_min_uses 2;
-                add_header Vary $arg_vary;
-                add_header Server-Timing "thumbd;desc=$arg_cache";\#(missLog)
-            }
-
-            # Liveness (imgproxy's path): thumbd answers 200 while its process answers, however busy;
-            # with thumbd down, nginx answers 502. Readiness, for a load balancer choosing hosts:
-            # 200 while this host can make thumbnails now, 503 saying tersely what stops it (a full
-            # queue, a cache it cannot write), from a check thumbd makes every 2 s, not per request.
-            location ~ ^/(health|ready)$ {
-                fastcgi_pass \#(fastCGIPass);
-                fastcgi_param REQUEST_METHOD $request_method;
-                fastcgi_param REQUEST_URI    $request_uri;
-                fastcgi_param DOCUMENT_URI   $document_uri;
-            }
-
-            # thumbd's metrics (Prometheus text), for this machine only, and only for a client that
-            # sends thumbd's METRICS_TOKEN as `Authorization: Bearer <token>` (thumbd checks it; without
-            # a token set it refuses): a reverse proxy on this machine arrives from 127.0.0.1 too.
-            location = /_thumbd/metrics {
-                allow 127.0.0.1;
-                allow ::1;
-                deny all;
-                fastcgi_pass \#(fastCGIPass);
-                fastcgi_param REQUEST_METHOD     $request_method;
-                fastcgi_param REQUEST_URI        $request_uri;
-                fastcgi_param DOCUMENT_URI       $document_uri;
-                fastcgi_param HTTP_AUTHORIZATION $http_authorization;
-            }\#(extrasInclude)
-        }
-
-        """#
+        NginxTemplate.filled(PackageResources.thumbd_site_conf_template, with: [
+            "command_line": NginxValue.commandLine(arguments),
+            "upstream": upstream,
+            "auto_settings": negotiated.map { $0.rawValue.uppercased() }.joined(separator: ", THUMBD_AUTO_"),
+            "negotiated_names": negotiatedNames,
+            "negotiated_map": negotiatedMapLines { ".auto.\($0.rawValue)" },
+            "plain_map": negotiatedMapLines { _ in "/.none" },
+            "best_vary": bestVary,
+            "enforced_maps": enforcedMaps,
+            "best_map": bestMapLines { ".\($0.rawValue)" },
+            "best_default": bestClasses.isEmpty ? "\"\"" : ".none",
+            "best_first_map": bestMapLines { ".\($0.rawValue).\($0.fileExtension)" },
+            "best_first_default": bestClasses.isEmpty ? "" : ".none",
+            "listen": "\(listen)",
+            "server_names": serverNames.joined(separator: " "),
+            "access_log": accessLogLine,
+            "cache_root": cacheRoot,
+            "named_format_locations": namedFormatLocations,
+            "types": typesBlock,
+            "try_files": tryFiles,
+            "cache_control": ThumbnailLifetime.cacheControl,
+            "hit_logs": hitLocationLogs,
+            "best_location": bestLocation(suffix: #"\.best"#).split(separator: "\n", omittingEmptySubsequences: false)
+                .map { $0.isEmpty ? "" : "    " + $0 }.joined(separator: "\n"),
+            "fastcgi_pass": fastCGIPass,
+            "miss_log": missLog,
+            "extras": extrasInclude,
+        ])
     }
 }
