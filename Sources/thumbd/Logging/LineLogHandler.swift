@@ -3,6 +3,7 @@ import Logging
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbRuntime
 
 /// Writes each event as one line to standard error, for a person or in a format a log pipeline
 /// reads (logfmt, JSON). One write per line (a pipe or the journal never interleaves two); the time is UTC with
