@@ -67,8 +67,11 @@ let package = Package(
                 "ThumbServer", "ThumbFetch", "ThumbCache", "ThumbRequest", "ThumbRuntime",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            // The site's text, compiled into the binary: a package's binary has no file beside it to read.
-            resources: [.embedInCode("NginxConfig/thumbd-site.conf.template")]
+            // The configs' texts, compiled into the binary: a package's binary has no file beside it to read.
+            resources: [
+                .embedInCode("NginxConfig/thumbd-site.conf.template"),
+                .embedInCode("NginxConfig/thumbd-front.conf.template"),
+            ]
         ),
         .executableTarget(
             name: "thumbd",
