@@ -68,10 +68,23 @@ let package = Package(
             dependencies: ["ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CFastCGI",
                            .product(name: "Prometheus", package: "swift-prometheus")]
         ),
+        // The ops commands beside serving: nginx's configs, warming the cache, signing URLs.
+        .target(
+            name: "ThumbOps",
+            dependencies: [
+                "ThumbServer", "ThumbFetch", "ThumbCache", "ThumbRequest", "ThumbRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            // The configs' texts, compiled into the binary: a package's binary has no file beside it to read.
+            resources: [
+                .embedInCode("NginxConfig/thumbd-site.conf.template"),
+                .embedInCode("NginxConfig/thumbd-front.conf.template"),
+            ]
+        ),
         .executableTarget(
             name: "thumbd",
             dependencies: [
-                "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMalloc",
+                "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -84,7 +97,7 @@ let package = Package(
         .testTarget(name: "ThumbRequestTests", dependencies: ["ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         // The other stages' tests, and those that start nginx, thumbd, an origin and Chromium.
         .testTarget(name: "ThumbdTests",
-                    dependencies: ["thumbd", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",
+                    dependencies: ["thumbd", "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",
                                    "ThumbdTestSupport", "CMagickWand", "CLittleCMS", "CWebP"],
                     // run by SocketActivationTests and S3TestServer, not built
                     exclude: ["Support/socket-holder.py", "Support/moto-fill.py"]),

@@ -28,6 +28,10 @@ public struct CacheSettings: Sendable {
 
     public init() {}
 
+    /// The cache root when none is given (CACHE_ROOT): the site `thumbd nginx-config` writes
+    /// serves it too.
+    public static let defaultRoot = "/var/cache/thumbd"
+
     public func indexPath(root: String) -> String { indexPath ?? root + ".index" }
     public func hitsLogPath(root: String) -> String { hitsLogPath ?? root + ".hits.log" }
 

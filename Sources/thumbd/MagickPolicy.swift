@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 #endif
 import ThumbImaging
+import ThumbRuntime
 
 /// Starts ImageMagick under thumbd's own policy (deploy/policy.xml, installed as
 /// `<directory>/policy.xml`): coders limited to the formats served, no delegates, resource

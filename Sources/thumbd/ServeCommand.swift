@@ -1,4 +1,5 @@
 import ArgumentParser
+import ThumbRuntime
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ThumbOps
 import ThumbRuntime
 
 @main
@@ -12,8 +13,8 @@ struct Thumbd: ParsableCommand {
         --help` lists them all; docs/configuration.md too.
         """,
         version: ThumbdVersion.line,
-        subcommands: [ServeCommand.self, SignCommand.self, RenderCommand.self, CacheCommand.self, WarmCommand.self, SettingsCommand.self,
-                      NginxConfigCommand.self],
+        subcommands: [ServeCommand.self, SignCommand<Settings>.self, RenderCommand.self, CacheCommand.self, WarmCommand<Settings>.self,
+                      SettingsCommand.self, NginxConfigCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 

@@ -7,10 +7,10 @@ import ThumbRuntime
 /// ArgumentParser keeps the subcommands and their own options; the settings' flags are taken out
 /// of the arguments before it parses them (`Thumbd.main`), so every setting has a flag without a
 /// property written for it, and `--help` lists them from the same declarations.
-enum SettingFlags {
+public enum SettingFlags {
     /// The settings' flags given to this process, by setting name: `Thumbd.main` takes them out of
     /// the arguments and runs the command with them bound here.
-    @TaskLocal static var given: [String: String] = [:]
+    @TaskLocal public static var given: [String: String] = [:]
 
     /// The subcommands that take every setting as a flag; `cache` and `warm` take a few of their
     /// own (warm's --timeout is not TIMEOUT) and read the rest from the environment.
@@ -96,7 +96,7 @@ extension Settings {
     /// The settings of this command line: the given flags (the settings' own, or a command's few),
     /// then the environment and settings file. On any problem, lists them all and exits 2. What
     /// serves or signs URLs needs a key or insecure mode too.
-    static func commandLine(flags: [String: String] = SettingFlags.given, signingURLs: Bool = false) throws -> Settings {
+    public static func commandLine(flags: [String: String] = SettingFlags.given, signingURLs: Bool = false) throws -> Settings {
         switch SettingSources(flags: flags).load() {
         case .success(let settings):
             guard signingURLs, let problem = settings.signingProblem else { return settings }

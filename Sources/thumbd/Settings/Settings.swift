@@ -14,7 +14,7 @@ public struct Settings: Sendable {
     public var settingsFile: String?
     /// Where and how the FastCGI side listens: its address, socket group, workers, params timeout.
     public var server = FastCGIServer.Settings()
-    public var cacheRoot = "/var/cache/thumbd"
+    public var cacheRoot = CacheSettings.defaultRoot
     public var cache = CacheSettings()
     public var logLevel = Logger.Level.info
     public var logFormat = LogFormat.pretty

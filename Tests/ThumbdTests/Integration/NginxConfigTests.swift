@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ThumbdTestSupport
+import ThumbOps
 @testable import thumbd
 
 /// `thumbd nginx-config`: what it writes nginx accepts, the examples in nginx/ are what it writes,

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ThumbCache
 @testable import ThumbRequest
-@testable import thumbd
+@testable import ThumbOps
 
 /// Where a thumbnail is stored: one fan-out directory deep, named by its URL's signature where
 /// NginxSite's locations find it, or privately by its URI's digest.

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Testing
 import ThumbdTestSupport
-@testable import thumbd
+@testable import ThumbRuntime
 
 /// LOG_FORMAT: each event one line, in the format asked for; JSON a real parser reads.
 @Suite(.timeLimit(.minutes(1)))

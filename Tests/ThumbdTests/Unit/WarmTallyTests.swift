@@ -1,5 +1,5 @@
 import Testing
-@testable import thumbd
+@testable import ThumbOps
 
 /// What `thumbd warm` counts, how it sums it up, and what it shows while it works.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,7 +1,7 @@
 import Testing
 import ThumbdTestSupport
 @testable import ThumbRequest
-@testable import thumbd
+@testable import ThumbOps
 
 /// What `thumbd warm` asks for, from the lines it reads: signed as `thumbd sign` signs, and
 /// read back by thumbd's own parser as the thumbnails meant.

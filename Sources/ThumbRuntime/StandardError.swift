@@ -7,8 +7,8 @@ import Glibc
 /// ended by the terminal's Ctrl-C, a log collector restarted) fails every write with EPIPE, since
 /// the server ignores SIGPIPE: its next log line took the service down, mid-request. What cannot be
 /// written is dropped.
-enum StandardError {
-    static func write(_ text: String) {
+public enum StandardError {
+    public static func write(_ text: String) {
         var text = text
         text.withUTF8 { bytes in
             var offset = 0

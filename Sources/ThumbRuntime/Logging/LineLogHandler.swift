@@ -10,18 +10,23 @@ import Glibc
 /// only then, so a line that is off costs nothing here. Whatever the format, no value can end its
 /// line or drive a terminal: request values (a path with `%0A`) reach the log, and a newline in
 /// one would forge a line of its own.
-struct LineLogHandler: LogHandler {
+public struct LineLogHandler: LogHandler {
     let format: LogFormat
-    var logLevel: Logger.Level
-    var metadata: Logger.Metadata = [:]
-    var metadataProvider: Logger.MetadataProvider?
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public init(format: LogFormat, logLevel: Logger.Level) {
+        self.format = format
+        self.logLevel = logLevel
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         var fields = metadata
         if let provided = metadataProvider?.get() { fields.merge(provided) { $1 } }
         if let explicit = event.metadata { fields.merge(explicit) { $1 } }

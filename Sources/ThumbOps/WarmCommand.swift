@@ -6,31 +6,34 @@ import Glibc
 #endif
 import ThumbFetch
 import ThumbRequest
+import ThumbRuntime
 
 /// `thumbd warm`: asks nginx for thumbnails before clients do (thumbor's seeds), so that the
 /// first client already gets a static file.
-struct WarmCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "warm",
-        abstract: "Ask nginx for thumbnails before clients do, so that they are cached.",
-        discussion: """
-        Reads FILE, or standard input, a line each: a thumbnail's URL or path as `thumbd sign` takes \
-        it (/rs:fill:300:200/plain/https://origin.example/cat.jpg@webp), which warm signs with the \
-        key, or marks insecure without one; with --signed, as a client asks for it, signature \
-        included. With --preset, each line is a source URL, asked for once per preset. Blank lines \
-        and lines starting with # are skipped; a path listed twice is asked for once. Other settings \
-        (THUMBD_ONLY_PRESETS) are read from the environment as thumbd reads them.
+public struct WarmCommand<Settings: OpsSettings>: ParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "warm",
+            abstract: "Ask nginx for thumbnails before clients do, so that they are cached.",
+            discussion: """
+            Reads FILE, or standard input, a line each: a thumbnail's URL or path as `thumbd sign` takes \
+            it (/rs:fill:300:200/plain/https://origin.example/cat.jpg@webp), which warm signs with the \
+            key, or marks insecure without one; with --signed, as a client asks for it, signature \
+            included. With --preset, each line is a source URL, asked for once per preset. Blank lines \
+            and lines starting with # are skipped; a path listed twice is asked for once. Other settings \
+            (THUMBD_ONLY_PRESETS) are read from the environment as thumbd reads them.
 
-        A thumbnail was made when thumbd answered it (Server-Timing: thumbd;desc=miss), and was \
-        already cached when nginx served it. Ctrl-C starts no more requests and waits for those in \
-        flight; a second Ctrl-C abandons them. Exit status: 0, or 1 when any thumbnail failed, or \
-        130 when interrupted (143 for TERM).
+            A thumbnail was made when thumbd answered it (Server-Timing: thumbd;desc=miss), and was \
+            already cached when nginx served it. Ctrl-C starts no more requests and waits for those in \
+            flight; a second Ctrl-C abandons them. Exit status: 0, or 1 when any thumbnail failed, or \
+            130 when interrupted (143 for TERM).
 
-        Examples:
-          thumbd warm --key 736563726574 --salt 68656C6C6F paths.txt
-          thumbd warm --preset thumb --preset large --format webp < sources.txt
-        """
-    )
+            Examples:
+              thumbd warm --key 736563726574 --salt 68656C6C6F paths.txt
+              thumbd warm --preset thumb --preset large --format webp < sources.txt
+            """
+        )
+    }
 
     @Argument(help: "The file to read; none or - reads standard input.")
     var file: String?
@@ -65,7 +68,9 @@ struct WarmCommand: ParsableCommand {
     @Option(help: ArgumentHelp(Settings.helpLine("SIGNATURE_SIZE")))
     var signatureSize: String?
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
             throw ValidationError("--server is an http(s) URL, e.g. http://127.0.0.1:8080")
         }
@@ -81,7 +86,7 @@ struct WarmCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    public func run() throws {
         Signals.startWithDefaults(taking: [SIGINT, SIGTERM])
         let configuration = try settings()
         let targets: WarmTargets
@@ -127,7 +132,8 @@ struct WarmCommand: ParsableCommand {
 
     /// The signing settings from the flags here, every other setting from the environment.
     private func settings() throws -> Settings {
-        try Settings.commandLine(flags: ["KEY": key, "SALT": salt, "SIGNATURE_SIZE": signatureSize].compactMapValues { $0 })
+        try Settings.commandLine(flags: ["KEY": key, "SALT": salt, "SIGNATURE_SIZE": signatureSize].compactMapValues { $0 },
+                                 signingURLs: false)
     }
 
     private func reading(_ configuration: Settings) -> WarmTargets.Reading {

@@ -1,13 +1,13 @@
 /// The variables of an environment file as systemd's EnvironmentFile= reads the simple ones:
 /// `NAME=value` lines, blank lines and `#` comments skipped, an optional `export `, and a value
 /// in single or double quotes taken without them.
-enum EnvironmentFile {
-    struct Malformed: Error, CustomStringConvertible {
+public enum EnvironmentFile {
+    public struct Malformed: Error, CustomStringConvertible {
         let line: Int
-        var description: String { "line \(line) is not NAME=value" }
+        public var description: String { "line \(line) is not NAME=value" }
     }
 
-    static func variables(_ text: String) throws(Malformed) -> [String: String] {
+    public static func variables(_ text: String) throws(Malformed) -> [String: String] {
         var variables: [String: String] = [:]
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             var line = raw.trimmingPrefix(while: \.isWhitespace)

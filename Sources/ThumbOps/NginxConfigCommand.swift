@@ -9,18 +9,20 @@ import ThumbServer
 /// `thumbd nginx-config site|front`: the nginx configs thumbd runs behind, written by the binary
 /// itself, so every deployment (a package, deploy/run, deploy/cluster, the tests, the benches)
 /// writes them one way.
-struct NginxConfigCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct NginxConfigCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "nginx-config",
         abstract: "Print thumbd's nginx site, or the front of several thumbd hosts.",
         discussion: "Every value is checked: the configs are read by nginx's master, as root.",
         subcommands: [Site.self, Front.self]
     )
+
+    public init() {}
 }
 
 extension NginxConfigCommand {
-    struct Site: ParsableCommand {
-        static let configuration = CommandConfiguration(
+    public struct Site: ParsableCommand {
+        public static let configuration = CommandConfiguration(
             commandName: "site",
             abstract: "Print thumbd's nginx site: nginx serves stored thumbnails, misses go to thumbd.",
             discussion: """
@@ -83,6 +85,8 @@ extension NginxConfigCommand {
 
         @OptionGroup var output: NginxConfigOutput
 
+        public init() {}
+
         var site: NginxSite {
             var site = NginxSite()
             if !serverNames.isEmpty { site.serverNames = serverNames }
@@ -99,13 +103,13 @@ extension NginxConfigCommand {
             return site
         }
 
-        func run() throws {
+        public func run() throws {
             try output.write(site.text)
         }
     }
 
-    struct Front: ParsableCommand {
-        static let configuration = CommandConfiguration(
+    public struct Front: ParsableCommand {
+        public static let configuration = CommandConfiguration(
             commandName: "front",
             abstract: "Print the front of several thumbd hosts: every URL of one source goes to one host.",
             discussion: "Example: thumbd nginx-config front --host 10.0.0.11:80 --host 10.0.0.12:80 --listen 80"
@@ -125,7 +129,9 @@ extension NginxConfigCommand {
 
         @OptionGroup var output: NginxConfigOutput
 
-        func validate() throws {
+        public init() {}
+
+        public func validate() throws {
             guard !hosts.isEmpty else { throw ValidationError("give at least one --host") }
         }
 
@@ -136,7 +142,7 @@ extension NginxConfigCommand {
             return front
         }
 
-        func run() throws {
+        public func run() throws {
             try output.write(front.text)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ThumbRuntime
 #if canImport(Glibc)
 import Glibc
 #endif
