@@ -90,11 +90,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // What the tests share: tables of options and the option values they expect.
-        .target(name: "ThumbdTestSupport", dependencies: ["ThumbRequest", "ThumbRuntime"], path: "Tests/ThumbdTestSupport"),
+        // What the tests share: option tables, executors, polling with a deadline, temp directories and caches.
+        .target(name: "ThumbdTestSupport", dependencies: ["ThumbCache", "ThumbRequest", "ThumbRuntime"], path: "Tests/ThumbdTestSupport"),
         // Unit tests of a stage: no nginx, no process, no C import; seconds once built.
         .testTarget(name: "ThumbRuntimeTests", dependencies: ["ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbRequestTests", dependencies: ["ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbFetchTests", dependencies: ["ThumbFetch", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbImagingTests", dependencies: ["ThumbImaging", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbCacheTests", dependencies: ["ThumbCache", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbJobsTests", dependencies: ["ThumbJobs", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbServerTests", dependencies: ["ThumbServer", "ThumbRuntime", "ThumbdTestSupport"]),
         // The other stages' tests, and those that start nginx, thumbd, an origin and Chromium.
         .testTarget(name: "ThumbdTests",
                     dependencies: ["thumbd", "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 
 /// `thumbd cache` run as root does what the cache's owner could, no more: the index and the paths
 /// in it are that user's writing. It stays root only in a cache that is root's alone.

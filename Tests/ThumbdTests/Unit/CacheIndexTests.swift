@@ -332,42 +332,7 @@ struct CacheIndexTests {
 }
 
 /// A served name in the cache's layout for a test's short `name`: `/served/{first}/{name}.jpg`.
-func servedName(_ name: String) -> String { "/served/\(name.first!)/\(name).jpg" }
-
-/// A cache directory and its index in a temp directory.
-final class TestCache: @unchecked Sendable {
-    let directory: TestDirectory
-    var root: String { directory.path + "/cache" }
-    var indexPath: String { directory.path + "/cache.index" }
-
-    init() throws {
-        directory = try TestDirectory()
-        try FileManager.default.createDirectory(atPath: directory.path + "/cache", withIntermediateDirectories: true)
-    }
-
-    /// Recognises what an older, insecure (unsigned) thumbd stored.
-    static let oldLayout = OldLayout(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil))
-
-    func index(maxEntries: Int = 1000) throws -> CacheIndex {
-        try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)
-    }
-
-    /// Publishes a file of `bytes` bytes at `path` through the index, as the cache store does.
-    func store(_ index: CacheIndex, _ path: String, bytes: Int, key: UInt64, source: UInt64 = 1) throws {
-        try index.store(CacheIndex.Record(path: path, keyHash: key, sourceHash: source, bytes: bytes, isLink: false)) {
-            () throws(CacheFailure) in
-            do { try write(path, bytes: bytes) } catch { throw .internalFailure("\(error)") }
-        }
-    }
-
-    func write(_ path: String, bytes: Int) throws {
-        let url = URL(fileURLWithPath: root + path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(repeating: 7, count: bytes).write(to: url)
-    }
-
-    func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: root + path) }
-
+extension TestCache {
     /// The pid of a process that has ended.
     static func deadPID() throws -> UInt32 {
         let process = try ChildProcess("/bin/true", [])

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
 @testable import ThumbRuntime

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
 

@@ -1,4 +1,5 @@
 import Testing
+import ThumbdTestSupport
 @testable import ThumbCache
 
 @Suite(.timeLimit(.minutes(2)))

@@ -98,7 +98,6 @@ struct SourceAllowListTests {
         }
         #expect(throws: Never.self) { try Self.list.check("https://example.com/a.jpg") }
         // The client learns only that the source is not allowed; the URL is for the log
-        #expect(FetchFailure.sourceNotAllowed("detail").status == 403)
         #expect(FetchFailure.sourceNotAllowed("detail").publicMessage == "forbidden: source is not allowed")
     }
 }

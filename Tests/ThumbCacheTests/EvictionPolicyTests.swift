@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRuntime
 
