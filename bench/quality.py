@@ -27,6 +27,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from reference_decoders import readable
+
 from PIL import Image
 from ssimulacra2 import compute_ssimulacra2
 
@@ -36,6 +38,7 @@ WIDTH, HEIGHT = 300, 200
 QUALITIES = [40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100]
 QUICK_QUALITIES = [60, 80, 95]
 # AVIF and JPEG XL reach the scores compared (60 to 75) only at lower qualities than JPEG and WebP.
+SCORED_LOW = {"avif", "jxl"}
 LOW_QUALITIES = [20, 25, 30, 35]
 QUICK_LOW_QUALITIES = [30]
 QUICK_PHOTOS = 4
@@ -47,7 +50,6 @@ EXTENSIONS = {"jpeg": "jpg", "webp": "webp", "avif": "avif", "jxl": "jxl"}
 VIPS_OPTIONS = {"jpeg": "", "webp": "", "avif": "compression=av1,effort=4,", "jxl": "effort=4,"}
 # Each format's reference encoder, at its defaults, on libvips's lossless fill.
 REFERENCE = {"webp": "cwebp", "avif": "avifenc", "jxl": "cjxl"}
-DECODERS = {"avif": "avifdec", "jxl": "djxl"}
 # The targets of issue #35. The worst score at q95 is JPEG's: WebP's chroma is 4:2:0 at every
 # quality, and libvips's own WebP stays under it. Issue #35's median check is JPEG's and WebP's.
 RATIO_TARGETS = {"jpeg": 0.92, "webp": 1.0, "avif": 0.75}
@@ -93,18 +95,8 @@ def render_reference(fmt, reference, out, quality):
     subprocess.run(command, check=True, capture_output=True)
 
 
-def decode(path):
-    """A PNG of an AVIF or JPEG XL file, by its reference decoder, for the metric; else the file."""
-    fmt = next((f for f in DECODERS if str(path).endswith("." + EXTENSIONS[f])), None)
-    if fmt is None:
-        return str(path)
-    png = f"{path}.png"
-    subprocess.run([DECODERS[fmt], str(path), png], check=True, capture_output=True)
-    return png
-
-
 def score_pair(reference, encoded):
-    return compute_ssimulacra2(reference, decode(encoded))
+    return compute_ssimulacra2(reference, readable(encoded, f"{encoded}.png"))
 
 
 def image_bytes(path):
@@ -138,7 +130,7 @@ def photos_of(directory, quick):
 
 def qualities_for(fmt, qualities):
     """`qualities`, with the lower ones AVIF and JPEG XL need to reach the scores compared."""
-    if fmt not in DECODERS:
+    if fmt not in SCORED_LOW:
         return qualities
     return (QUICK_LOW_QUALITIES if qualities == QUICK_QUALITIES else LOW_QUALITIES) + qualities
 
