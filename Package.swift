@@ -91,13 +91,13 @@ let package = Package(
             ]
         ),
         // What the tests share: option tables, executors, polling with a deadline, temp directories and caches.
-        .target(name: "ThumbdTestSupport", dependencies: ["ThumbCache", "ThumbRequest", "ThumbRuntime"], path: "Tests/ThumbdTestSupport"),
+        .target(name: "ThumbdTestSupport", dependencies: ["ThumbCache", "ThumbImaging", "ThumbRequest", "ThumbRuntime"], path: "Tests/ThumbdTestSupport"),
         // Unit tests of a stage: no nginx, no process, no C import; seconds once built.
         .testTarget(name: "ThumbRuntimeTests", dependencies: ["ThumbRuntime", "ThumbdTestSupport"]),
-        .testTarget(name: "ThumbRequestTests", dependencies: ["ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbRequestTests", dependencies: ["ThumbRequest", "ThumbImaging", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbFetchTests", dependencies: ["ThumbFetch", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbImagingTests", dependencies: ["ThumbImaging", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
-        .testTarget(name: "ThumbCacheTests", dependencies: ["ThumbCache", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbCacheTests", dependencies: ["ThumbCache", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbJobsTests", dependencies: ["ThumbJobs", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbServerTests", dependencies: ["ThumbServer", "ThumbRuntime", "ThumbdTestSupport"]),
         // The other stages' tests, and those that start nginx, thumbd, an origin and Chromium.

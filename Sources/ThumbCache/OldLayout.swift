@@ -10,7 +10,7 @@ public struct OldLayout: Sendable {
     /// `parser` is the server's; a second one that takes any signature is tried after it.
     public init(parser: RequestPathParser) {
         parsers = [parser, RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: parser.baseURL,
-                                             options: parser.options)]
+                                             options: parser.options, policy: parser.policy)]
     }
 
     /// Whether the file at `path` (relative to the cache root) is an old-layout thumbnail.
@@ -25,7 +25,7 @@ public struct OldLayout: Sendable {
                 guard let parsed = try? parser.parse(rawPath: uri) else { continue }
                 var options = parsed.options
                 if let negotiated { options.format = negotiated }
-                let request = ThumbnailRequest(sourceURL: parsed.sourceURL, options: options)
+                let request = ThumbnailRequest(sourceURL: parsed.sourceURL, options: options, policy: parser.policy)
                 return (CacheIndex.keyHash(request.key), CacheIndex.sourceHash(request.sourceURL))
             }
         }

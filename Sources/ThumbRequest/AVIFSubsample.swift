@@ -6,12 +6,4 @@ public enum AVIFSubsample: String, Sendable, CaseIterable {
     case on
     /// Never: 4:4:4 at every quality.
     case off
-
-    public func keepsFullChroma(atQuality quality: Int) -> Bool {
-        switch self {
-        case .auto: quality >= 90
-        case .on: false
-        case .off: true
-        }
-    }
 }

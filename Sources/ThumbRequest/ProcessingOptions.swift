@@ -119,28 +119,6 @@ public struct ProcessingOptions: Sendable, Hashable {
     public func effectiveQuality(for format: ImageFormat) -> Int {
         quality > 0 ? quality : (formatQuality[format] ?? format.defaultQuality)
     }
-
-    /// The qualities an encode tries, in order: the effective one (or `start`, the one autoquality
-    /// found); with `max_bytes`, for the lossy formats, then 10 lower each time down to 10 (where
-    /// imgproxy stops), until the result fits.
-    public func qualitySteps(for format: ImageFormat, from start: Int? = nil) -> [Int] {
-        var steps = [start ?? effectiveQuality(for: format)]
-        guard maxBytes > 0, format.isLossy else { return steps }
-        while let last = steps.last, last > 10 { steps.append(max(10, last - 10)) }
-        return steps
-    }
-
-    /// Whether a JPEG (or an AVIF, by its own rule) at `quality` keeps its chroma whole (4:4:4)
-    /// instead of 4:2:0.
-    public func keepsFullChroma(_ format: ImageFormat, atQuality quality: Int) -> Bool {
-        format == .avif ? avifSubsample.keepsFullChroma(atQuality: quality) : quality >= subsampleBelow
-    }
-
-    /// Whether autoquality chooses a JPEG's chroma too: spending by slope, unless `subsample_below`
-    /// gives one chroma at every quality (0: 4:4:4, 101: 4:2:0), which is kept.
-    public func autoQualitySearchesChroma(for format: ImageFormat) -> Bool {
-        format == .jpeg && autoQuality.spendsBySlope && subsampleBelow > 0 && subsampleBelow <= 100
-    }
 }
 
 /// `crop:%width:%height:%gravity`: values of 1 and more are pixels, below 1 a share of the side,

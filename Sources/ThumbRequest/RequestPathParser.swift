@@ -8,11 +8,15 @@ public struct RequestPathParser: Sendable {
     public let verifier: SignatureVerifier
     public let baseURL: String?
     public let options: OptionParser
+    /// The renderer's, for the keys of the requests parsed.
+    public let policy: any EncodePolicy
 
-    public init(verifier: SignatureVerifier, baseURL: String?, options: OptionParser = OptionParser()) {
+    public init(verifier: SignatureVerifier, baseURL: String?, options: OptionParser = OptionParser(),
+                policy: any EncodePolicy) {
         self.verifier = verifier
         self.baseURL = baseURL
         self.options = options
+        self.policy = policy
     }
 
     /// A path written as a String (the tools, tests): the signature covers its UTF-8 bytes.
@@ -58,7 +62,7 @@ public struct RequestPathParser: Sendable {
     private static func fetchedAlike(_ one: ThumbnailRequest, _ other: ThumbnailRequest) -> Bool {
         func onTheWire(_ request: ThumbnailRequest) -> ThumbnailRequest {
             ThumbnailRequest(sourceURL: URLEscaping.escaped(request.sourceURL), options: request.options,
-                             signature: request.signature)
+                             signature: request.signature, policy: request.key.policy)
         }
         return onTheWire(one) == onTheWire(other)
     }
@@ -124,6 +128,6 @@ public struct RequestPathParser: Sendable {
         let source = try SourceURL(segments: segments[sourceStart...], baseURL: baseURL)
         if let format = source.format { (processing.format, processing.bestFormat) = (format, false) }
         if source.bestFormat { (processing.format, processing.bestFormat) = (nil, true) }
-        return ThumbnailRequest(sourceURL: source.url, options: processing, signature: signature)
+        return ThumbnailRequest(sourceURL: source.url, options: processing, signature: signature, policy: policy)
     }
 }

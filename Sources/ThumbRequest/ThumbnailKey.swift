@@ -6,16 +6,22 @@ import Foundation
 /// source, long or short names, another order, presets or the same options written out, q:0 or
 /// the format's default) have one key and share one job. Options that change only the response
 /// headers or the URL's validity (`filename`, `return_attachment`, `expires`) are left out.
+/// The renderer's `EncodePolicy` adds what the bytes depend on beyond these options: how its
+/// encoders keep chroma, and what autoquality's search reads (its options among them, written
+/// where the search runs).
 public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     public let canonical: String
+    /// The policy the key was written under: the same request in another format is keyed by it too.
+    let policy: any EncodePolicy
 
-    public init(source: String, options: ProcessingOptions) {
-        self.init(source: source, options: options, formatInURL: options.format)
+    public init(source: String, options: ProcessingOptions, policy: any EncodePolicy) {
+        self.init(source: source, options: options, formatInURL: options.format, policy: policy)
     }
 
     /// - Parameter formatInURL: the format the URL names, before negotiation: whether processing
     ///   is skipped depends on it.
-    public init(source: String, options: ProcessingOptions, formatInURL: ImageFormat?) {
+    public init(source: String, options: ProcessingOptions, formatInURL: ImageFormat?, policy: any EncodePolicy) {
+        self.policy = policy
         let o = options
         canonical = [
             "v2",
@@ -58,9 +64,14 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             "msfs:\(o.maxSourceFileSize.map(String.init) ?? "-")",
             "maf:\(o.maxAnimationFrames.map(String.init) ?? "-")",
             "mrd:\(o.maxResultDimension.map(String.init) ?? "-")",
-        // Only where they are on, so the keys of every other URL stay what they were.
-        ].joined(separator: "|") + (o.raw ? "|raw" : "") + Self.chroma(o) + Self.autoQuality(o)
+        // Only where it is on, so the keys of every other URL stay what they were.
+        ].joined(separator: "|") + (o.raw ? "|raw" : "") + policy.keyFields(for: o)
     }
+
+    /// One key is one thumbnail, whatever policy object wrote it.
+    public static func == (one: ThumbnailKey, other: ThumbnailKey) -> Bool { one.canonical == other.canonical }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
 
     /// A short stable name for logs and hashed file names.
     public var digest: String {
@@ -74,8 +85,8 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
     /// Length-prefixed, so no text inside (a `|` in a URL or a cache buster) can pass for a field.
     private static func string(_ text: String) -> String { "\(text.utf8.count):\(text)" }
 
-    /// `+ 0` turns -0 into 0: `g:ce:-0` is the same thumbnail as `g:ce`.
-    private static func number(_ value: Double) -> String { "\(value + 0)" }
+    /// A number as keys write it. `+ 0` turns -0 into 0: `g:ce:-0` is the same thumbnail as `g:ce`.
+    public static func number(_ value: Double) -> String { "\(value + 0)" }
 
     private static func flag(_ value: Bool) -> String { value ? "1" : "0" }
 
@@ -116,44 +127,6 @@ public struct ThumbnailKey: Sendable, Hashable, CustomStringConvertible {
             return "q:\(options.quality):fq:\(perFormat)"
         }
         return format == .png || format == .gif ? "q:-" : "q:\(options.effectiveQuality(for: format))"
-    }
-
-    /// Empty while autoquality is off or the output format is not searched; else what the search
-    /// depends on: the bounds for the output format (every searched format's when it is the
-    /// source's), the target, the allowed error and the scoring resolution where the method reads
-    /// them, the resolution above which it is off, and the slope where it spends by one (with
-    /// `subsample_below`, which says whether it chooses JPEG's chroma).
-    private static func autoQuality(_ options: ProcessingOptions) -> String {
-        let aq = options.autoQuality
-        let formats = options.format.map { [$0] } ?? ImageFormat.allCases
-        guard aq.method != .none, formats.contains(where: AutoQuality.searches) else { return "" }
-        let bounds = formats.filter(AutoQuality.searches).map { aq.qualities(for: $0) }.map { "\($0.lowerBound)-\($0.upperBound)" }
-        let error = aq.method == .dssim ? number(aq.allowedError) : "-"
-        let scored = aq.method == .dssim ? ":score\(number(aq.scoreResolution))" : ""
-        // The quality found decides the JPEG's chroma: the rule that maps one to the other counts.
-        return "|aq:\(aq.method.rawValue):\(number(aq.target)):\(bounds.joined(separator: ",")):\(error):"
-            + "\(number(aq.maxResolution))\(scored):ssb\(options.subsampleBelow)"
-            + (aq.spendsBySlope ? ":slope\(number(aq.dssimSlope))" : "")
-    }
-
-    /// How the encoders keep chroma, where it is not what thumbd wrote before they did (4:2:0 JPEG,
-    /// plain RGB-to-YUV WebP, ImageMagick's AVIF at one quality), so a file written the old way is
-    /// never taken for a new one: how many of the qualities a JPEG or AVIF encode may try are 4:4:4
-    /// (the rule `subsample_below` or `AVIF_SUBSAMPLE` sets, in its normal form), WebP's sharp YUV,
-    /// and AVIF's encoder. Without a format, for JPEG and WebP (an AVIF is then the source's own).
-    private static func chroma(_ options: ProcessingOptions) -> String {
-        let formats = options.format.map { [$0] } ?? [.jpeg, .webp] + (options.bestNegotiated.map { [$0] } ?? [])
-        var fields: [String] = []
-        if formats.contains(.jpeg) {
-            let whole = options.qualitySteps(for: .jpeg).filter { options.keepsFullChroma(.jpeg, atQuality: $0) }.count
-            if whole > 0 { fields.append("444:\(whole)") }
-        }
-        if formats.contains(.webp) { fields.append("sharpyuv") }
-        if formats.contains(.avif) {
-            let whole = options.qualitySteps(for: .avif).filter { options.keepsFullChroma(.avif, atQuality: $0) }.count
-            fields.append("libavif:444:\(whole)")
-        }
-        return fields.map { "|" + $0 }.joined()
     }
 
     /// The format named, else `best` and the client's class (the negotiated candidate), else the

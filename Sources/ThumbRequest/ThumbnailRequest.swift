@@ -15,20 +15,21 @@ public struct ThumbnailRequest: Sendable, Hashable {
     /// for a trusted signature, which passes with any path. It names the file nginx serves (CachePath).
     public let signature: String?
 
-    public init(sourceURL: String, options: ProcessingOptions, signature: String? = nil) {
+    /// - Parameter policy: the renderer's, which the key writes what the bytes depend on of.
+    public init(sourceURL: String, options: ProcessingOptions, signature: String? = nil, policy: any EncodePolicy) {
         self.init(sourceURL: sourceURL, options: options, formatInURL: options.format, signature: signature,
-                  negotiated: false, variesByAccept: false)
+                  negotiated: false, variesByAccept: false, policy: policy)
     }
 
     private init(sourceURL: String, options: ProcessingOptions, formatInURL: ImageFormat?, signature: String?,
-                 negotiated: Bool, variesByAccept: Bool) {
+                 negotiated: Bool, variesByAccept: Bool, policy: any EncodePolicy) {
         self.sourceURL = sourceURL
         self.options = options
         self.formatInURL = formatInURL
         self.signature = signature
         self.negotiated = negotiated
         self.variesByAccept = variesByAccept
-        key = ThumbnailKey(source: sourceURL, options: options, formatInURL: formatInURL)
+        key = ThumbnailKey(source: sourceURL, options: options, formatInURL: formatInURL, policy: policy)
     }
 
     /// The same request in the format the client accepts (WebP or AVIF), when negotiation picks
@@ -40,12 +41,12 @@ public struct ThumbnailRequest: Sendable, Hashable {
             // The client's class, as nginx's map tells it: a candidate beside the preferred formats.
             options.bestNegotiated = negotiation.format(for: accept, formatInURL: nil)
             return ThumbnailRequest(sourceURL: sourceURL, options: options, formatInURL: nil, signature: signature,
-                                    negotiated: false, variesByAccept: true)
+                                    negotiated: false, variesByAccept: true, policy: key.policy)
         }
         let format = negotiation.format(for: accept, formatInURL: formatInURL)
         options.format = format ?? formatInURL
         return ThumbnailRequest(sourceURL: sourceURL, options: options, formatInURL: formatInURL, signature: signature,
-                                negotiated: format != nil, variesByAccept: true)
+                                negotiated: format != nil, variesByAccept: true, policy: key.policy)
     }
 
     /// Whether a source in `sourceFormat` is answered with its own bytes: `raw`, or

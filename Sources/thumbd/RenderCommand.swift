@@ -56,7 +56,7 @@ struct RenderCommand: ParsableCommand {
             processing.format = format
         }
         if let accept {
-            processing = ThumbnailRequest(sourceURL: input, options: processing)
+            processing = ThumbnailRequest(sourceURL: input, options: processing, policy: Renderer.encodePolicy)
                 .negotiating(configuration.negotiation, accept: accept).options
         }
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))

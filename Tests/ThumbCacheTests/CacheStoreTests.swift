@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
@@ -9,7 +10,7 @@ import ThumbdTestSupport
 /// its fixed fan-out.
 @Suite(.timeLimit(.minutes(2)))
 struct CacheStoreTests {
-    static let key = ThumbnailKey(source: "http://h/a.png", options: ProcessingOptions())
+    static let key = ThumbnailKey(source: "http://h/a.png", options: ProcessingOptions(), policy: Renderer.encodePolicy)
     static let signature = "oKfUtW34Dvo2BGQehJFR4Nr0_rIjOtdtzJ3QFsUcXH8"
     static let path = CachePath(signature: signature, documentURI: "/\(signature)/w:10/plain/http://h/a.png", format: .png)
 
@@ -38,7 +39,8 @@ struct CacheStoreTests {
         #expect(try FileSystem.read(store.absolute(Self.path)) == Array(repeating: 7, count: 100_000))
         let mode = try FileManager.default.attributesOfItem(atPath: store.absolute(Self.path))[.posixPermissions] as? Int
         #expect(mode == 0o644)
-        let request = ThumbnailRequest(sourceURL: "http://h/a.png", options: ProcessingOptions(), signature: Self.signature)
+        let request = ThumbnailRequest(sourceURL: "http://h/a.png", options: ProcessingOptions(), signature: Self.signature,
+                                       policy: Renderer.encodePolicy)
         #expect(store.existing(for: request, documentURI: "/\(Self.signature)/w:10/plain/http://h/a.png") == Self.path)
         #expect(StoredFileIdentity.read(store.absolute(Self.path)) == StoredFileIdentity(key: Self.key, sourceURL: "http://h/a.png"))
     }

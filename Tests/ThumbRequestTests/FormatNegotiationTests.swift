@@ -1,5 +1,6 @@
 import Testing
 @testable import ThumbRequest
+import ThumbImaging
 
 /// AUTO_ and ENFORCE_ WebP/AVIF/JPEG XL as imgproxy reads the client's Accept header, and what a request
 /// becomes once negotiated.
@@ -69,7 +70,7 @@ struct FormatNegotiationTests {
         // Given a URL that names PNG while WebP is enforced
         var options = ProcessingOptions()
         options.format = .png
-        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options)
+        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options, policy: Renderer.encodePolicy)
 
         // When a WebP client and a client that accepts neither ask
         let webp = request.negotiating(FormatNegotiation(enforceWebp: true), accept: Self.webpOnly)
@@ -86,7 +87,7 @@ struct FormatNegotiationTests {
     @Test func rawIsNeverNegotiated() {
         var options = ProcessingOptions()
         options.raw = true
-        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options)
+        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options, policy: Renderer.encodePolicy)
         let negotiated = request.negotiating(FormatNegotiation(webp: true, avif: true), accept: Self.chrome)
         #expect(negotiated == request)
     }
@@ -96,7 +97,7 @@ struct FormatNegotiationTests {
     @Test func skippingIsDecidedOnTheURLsOwnFormat() {
         var options = ProcessingOptions()
         options.skipProcessing = [.jpeg]
-        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options)
+        let request = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: options, policy: Renderer.encodePolicy)
         let negotiated = request.negotiating(FormatNegotiation(webp: true), accept: Self.webpOnly)
 
         #expect(negotiated.options.format == .webp)
@@ -105,7 +106,8 @@ struct FormatNegotiationTests {
         // a URL without skp but otherwise the same is another thumbnail
         var plain = options
         plain.skipProcessing = []
-        let plainNegotiated = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: plain)
+        let plainNegotiated = ThumbnailRequest(sourceURL: "http://h/a.jpg", options: plain,
+                                               policy: Renderer.encodePolicy)
             .negotiating(FormatNegotiation(webp: true), accept: Self.webpOnly)
         #expect(plainNegotiated.key != negotiated.key)
     }

@@ -1,4 +1,5 @@
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbRuntime
@@ -123,7 +124,8 @@ struct OptionParsingTests {
 
     @Test(arguments: valid)
     func parsesValidPath(_ valid: Valid) throws {
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: valid.baseURL)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: valid.baseURL,
+                                       policy: Renderer.encodePolicy)
 
         let request = try parser.parse(rawPath: valid.path)
 
@@ -174,7 +176,7 @@ struct OptionParsingTests {
 
     @Test(arguments: invalid)
     func rejectsInvalidPathNamingTheProblem(_ invalid: Invalid) {
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         let error = #expect(throws: RequestFailure.self) { try parser.parse(rawPath: invalid.path) }
 
@@ -193,14 +195,14 @@ struct OptionParsingTests {
     ])
     func sourceExtensionOverridesFormatOption(path: String, format: ImageFormat) throws {
         // imgproxy's rule: the extension at the end of the URL wins over an `f:` option before it.
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         #expect(try parser.parse(rawPath: path).options.format == format)
     }
 
     @Test func smartGravityParses() throws {
         // The documented signature vector's path: g:sm is smart gravity, without offsets.
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         let request = try parser.parse(rawPath: "/insecure/rs:fill:300:400:0/g:sm/\(Self.splitBase64).png")
 
@@ -215,7 +217,7 @@ struct OptionParsingTests {
     }
 
     @Test func gravityErrorListsEveryType() {
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         #expect(throws: RequestFailure.invalidURL(
             "invalid g type \"north\": expected one of ce, no, so, ea, we, noea, nowe, soea, sowe, sm, fp")) {
@@ -227,7 +229,7 @@ struct OptionParsingTests {
     /// combining mark follows is still a separator (as one Character it would not be), so the
     /// segment is an option with a bad argument, not the start of the source.
     @Test func separatorsAreBytesNotCharacters() throws {
-        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         #expect(URLOption(segment: "w:\u{301}10") == URLOption(name: "w", arguments: ["\u{301}10"]))
         #expect(throws: RequestFailure.self) {

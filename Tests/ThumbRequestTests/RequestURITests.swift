@@ -1,15 +1,17 @@
 import Testing
 @testable import ThumbRequest
 @testable import ThumbRuntime
+import ThumbImaging
 
 /// REQUEST_URI as nginx passes it: the signature over its bytes, and the same thumbnail whether
 /// the path is read as sent or as nginx decodes it into the path the answer is stored at.
 @Suite(.timeLimit(.minutes(2)))
 struct RequestURITests {
     /// The sources below start with the base URL, so it leaves them as they are.
-    static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://h/")
-    static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil)
-    static let unsigned = RequestPathParser(verifier: .insecure, baseURL: nil)
+    static let insecure = RequestPathParser(verifier: .insecure, baseURL: "http://h/", policy: Renderer.encodePolicy)
+    static let keyed = RequestPathParser(verifier: SignatureVerifier(pairs: [SignatureTests.testKey]), baseURL: nil,
+                                         policy: Renderer.encodePolicy)
+    static let unsigned = RequestPathParser(verifier: .insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
     static func parse(_ parser: RequestPathParser, _ requestURI: String) throws(RequestFailure) -> ThumbnailRequest {
         try parser.parse(requestURI: Array(requestURI.utf8))

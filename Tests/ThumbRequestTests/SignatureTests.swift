@@ -1,4 +1,5 @@
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbRuntime
@@ -108,7 +109,7 @@ struct SignatureTests {
     @Test func aTrustedSignatureNamesNoFileNginxServes() throws {
         // Given a key and a trusted signature
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [Self.testKey], trusted: ["PartnerSignature01"]),
-                                       baseURL: nil)
+                                       baseURL: nil, policy: Renderer.encodePolicy)
 
         // When a URL signed by the key and two URLs with the trusted signature are parsed
         let keyed = try parser.parse(rawPath: parser.verifier.signedPath("/rs:fit:20:15/plain/http://h/red.png@png"))
@@ -173,7 +174,7 @@ struct SignatureTests {
     @Test(arguments: [signedPathSignature, signedPathOtherSignature])
     func signedPathParses(_ signature: String) throws {
         let verifier = SignatureVerifier(pairs: [ImgproxySigningExample.keyPair, Self.otherKey])
-        let parser = RequestPathParser(verifier: verifier, baseURL: nil)
+        let parser = RequestPathParser(verifier: verifier, baseURL: nil, policy: Renderer.encodePolicy)
 
         // The query string is not signed, so appending one keeps the signature valid.
         let request = try parser.parse(rawPath: "/\(signature)\(Self.signedPath)?utm=1")
@@ -197,14 +198,16 @@ struct SignatureTests {
         "/\(signedPathSignature.dropLast())\(signedPath)",
     ])
     func tamperedPathIsForbidden(_ path: String) {
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [ImgproxySigningExample.keyPair]), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [ImgproxySigningExample.keyPair]), baseURL: nil,
+                                       policy: Renderer.encodePolicy)
 
         #expect(throws: RequestFailure.forbidden("invalid signature")) { try parser.parse(rawPath: path) }
     }
 
     @Test func signatureIsCheckedBeforeTheOptions() {
         // A bad option under a bad signature tells the client nothing about the options.
-        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [ImgproxySigningExample.keyPair]), baseURL: nil)
+        let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [ImgproxySigningExample.keyPair]), baseURL: nil,
+                                       policy: Renderer.encodePolicy)
 
         #expect(throws: RequestFailure.forbidden("invalid signature")) {
             try parser.parse(rawPath: "/bogus/zz:1/plain/http://h/a.jpg")

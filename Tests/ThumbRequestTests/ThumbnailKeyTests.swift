@@ -1,5 +1,6 @@
 import Testing
 @testable import ThumbRequest
+import ThumbImaging
 
 /// Two URLs that spell one thumbnail differently share a key (and so one job); any difference
 /// in what is produced gives another key.
@@ -14,7 +15,8 @@ struct ThumbnailKeyTests {
         allowSecurityOptions: true)
 
     static func key(_ path: String) throws -> ThumbnailKey {
-        try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options)
+        try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options,
+                              policy: Renderer.encodePolicy)
             .parse(rawPath: path).key
     }
 
@@ -220,11 +222,11 @@ struct ThumbnailKeyTests {
         finer.autoQuality.scoreResolution = 2
 
         // Then dssim's keys differ, size's (which compares nothing) do not
-        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options).canonical
-            != ThumbnailKey(source: "http://h/a.jpg", options: finer).canonical)
+        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options, policy: Renderer.encodePolicy).canonical
+            != ThumbnailKey(source: "http://h/a.jpg", options: finer, policy: Renderer.encodePolicy).canonical)
         (options.autoQuality.method, finer.autoQuality.method) = (.size, .size)
-        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options).canonical
-            == ThumbnailKey(source: "http://h/a.jpg", options: finer).canonical)
+        #expect(ThumbnailKey(source: "http://h/a.jpg", options: options, policy: Renderer.encodePolicy).canonical
+            == ThumbnailKey(source: "http://h/a.jpg", options: finer, policy: Renderer.encodePolicy).canonical)
     }
 
     @Test func theDSSIMSlopeIsInTheKeyWhereItIsOn() throws {
@@ -234,7 +236,7 @@ struct ThumbnailKeyTests {
         func key(slope: Double, method: AutoQuality.Method = .dssim) -> String {
             var sloped = options
             (sloped.autoQuality.dssimSlope, sloped.autoQuality.method) = (slope, method)
-            return ThumbnailKey(source: "http://h/a.jpg", options: sloped).canonical
+            return ThumbnailKey(source: "http://h/a.jpg", options: sloped, policy: Renderer.encodePolicy).canonical
         }
 
         // Then each slope has its own key (it decides the quality and the chroma), no slope the

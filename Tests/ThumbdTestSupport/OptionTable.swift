@@ -1,6 +1,7 @@
 import Testing
 @testable import ThumbRequest
 @testable import ThumbRuntime
+import ThumbImaging
 
 /// A row of an option table: the options part of a URL and the options it must parse to.
 package struct OptionRow: Sendable, CustomTestStringConvertible {
@@ -32,7 +33,8 @@ package enum OptionTable {
     package static func path(_ options: String) -> String { "/insecure/\(options)/plain/http://h/a.jpg" }
 
     package static func parser(_ options: OptionParser = OptionParser()) -> RequestPathParser {
-        RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options)
+        RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil, options: options,
+                          policy: Renderer.encodePolicy)
     }
 
     package static func parse(_ options: String, with parser: OptionParser = OptionParser()) throws -> ProcessingOptions {

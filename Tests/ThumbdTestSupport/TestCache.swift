@@ -1,6 +1,7 @@
 import Foundation
 @testable import ThumbCache
 @testable import ThumbRequest
+import ThumbImaging
 
 package func servedName(_ name: String) -> String { "/served/\(name.first!)/\(name).jpg" }
 
@@ -16,7 +17,8 @@ package final class TestCache: @unchecked Sendable {
     }
 
     /// Recognises what an older, insecure (unsigned) thumbd stored.
-    package static let oldLayout = OldLayout(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil))
+    package static let oldLayout = OldLayout(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
+                                                                       policy: Renderer.encodePolicy))
 
     package func index(maxEntries: Int = 1000) throws -> CacheIndex {
         try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)

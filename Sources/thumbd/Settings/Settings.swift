@@ -68,7 +68,7 @@ public struct Settings: Sendable {
     /// The parser of request paths: signing, base URL, presets, presets-only mode and security
     /// options.
     public var requestPathParser: RequestPathParser {
-        RequestPathParser(verifier: signing, baseURL: baseURL, options: options)
+        RequestPathParser(verifier: signing, baseURL: baseURL, options: options, policy: Renderer.encodePolicy)
     }
 
     /// The reader for `local://` sources, nil when they are off: a caller holding nil answers them

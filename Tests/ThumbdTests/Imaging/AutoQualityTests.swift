@@ -179,7 +179,8 @@ struct AutoQualityTests {
     /// The detailed photo as a 300x200 JPEG fill with `aq:dssim:0.02:40:95`, spending at slope 40.
     static func renderedBySlope(subsampleBelow: Int, maxBytes: Int = 0) throws -> Renderer.Rendered {
         let path = "/insecure/rs:fill:300:200/aq:dssim:0.02:40:95/ssb:\(subsampleBelow)/mb:\(maxBytes)/plain/http://h/a@jpg"
-        var options = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path).options
+        var options = try RequestPathParser(verifier: .insecure, baseURL: nil,
+                                            policy: Renderer.encodePolicy).parse(rawPath: path).options
         options.autoQuality.dssimSlope = 40
         TestImages.startImageMagick()
         let source = [UInt8](try Data(contentsOf: URL(fileURLWithPath: photos + "/" + detailed)))

@@ -22,7 +22,8 @@ struct ChromaTests {
     static func rendered(_ source: [UInt8], _ options: String, ext: String) throws -> [UInt8] {
         TestImages.startImageMagick()
         let path = "/insecure/rs:fill:300:200/\(options)/plain/http://h/a@\(ext)"
-        let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path)
+        let request = try RequestPathParser(verifier: .insecure, baseURL: nil,
+                                            policy: Renderer.encodePolicy).parse(rawPath: path)
         let format = try #require(ContentSniffer.format(of: source))
         return try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: request.options).bytes
     }

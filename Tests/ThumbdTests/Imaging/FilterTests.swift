@@ -18,7 +18,8 @@ struct FilterTests {
     }
 
     static func rendered(_ options: String) throws -> [UInt8] {
-        let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: "/insecure/\(options)/plain/http://h/a@png")
+        let request = try RequestPathParser(verifier: .insecure, baseURL: nil,
+            policy: Renderer.encodePolicy).parse(rawPath: "/insecure/\(options)/plain/http://h/a@png")
         return try Renderer(configuration: .unhurried).render(source, sourceFormat: .png, options: request.options).bytes
     }
 
@@ -67,7 +68,8 @@ struct FilterTests {
     func sharpenLeavesTransparencyAsItWas(sigma: Double) throws {
         // Given a blue disc on a transparent 100 x 100 picture
         let disc = GoldenImages.disc(width: 100, height: 100, color: "blue", format: .png)
-        let request = try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: "/insecure/sh:\(sigma)/plain/http://h/a@png")
+        let request = try RequestPathParser(verifier: .insecure, baseURL: nil,
+            policy: Renderer.encodePolicy).parse(rawPath: "/insecure/sh:\(sigma)/plain/http://h/a@png")
 
         // When it is sharpened
         let sharpened = try ImageProbe(try Renderer(configuration: .unhurried).render(disc, sourceFormat: .png, options: request.options).bytes)

@@ -37,7 +37,8 @@ struct MetadataTests {
         // metadata kept
         let source = GoldenImages.quadrants(width: 200, height: 100, format: .png)
         let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
-                                            options: OptionParser(allowSecurityOptions: true))
+                                            options: OptionParser(allowSecurityOptions: true),
+policy: Renderer.encodePolicy)
             .parse(rawPath: "/insecure/sm:0/plain/http://h/a@png")
 
         // When it is rendered

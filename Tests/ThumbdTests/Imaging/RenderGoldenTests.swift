@@ -17,7 +17,7 @@ struct RenderGoldenTests {
     /// Renders `source` with the options of an imgproxy URL path (security options allowed).
     static func render(_ source: [UInt8], _ options: String, ext: String = "png") throws -> ImageProbe {
         let parser = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
-                                       options: OptionParser(allowSecurityOptions: true))
+                                       options: OptionParser(allowSecurityOptions: true), policy: Renderer.encodePolicy)
         let request = try parser.parse(rawPath: "/insecure/\(options)/plain/http://h/a@\(ext)")
         let format = try #require(ContentSniffer.format(of: source))
         let rendered = try Renderer(configuration: .unhurried).render(source, sourceFormat: format, options: request.options)

@@ -12,7 +12,8 @@ struct WatermarkTests {
     static func render(_ option: String) throws -> ImageProbe {
         var configuration = Renderer.Configuration.unhurried
         configuration.watermark = mark
-        let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil)
+        let request = try RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
+                                            policy: Renderer.encodePolicy)
             .parse(rawPath: "/insecure/\(option)/plain/http://h/a@png")
         return try ImageProbe(try Renderer(configuration: configuration)
             .render(source, sourceFormat: .png, options: request.options).bytes)

@@ -10,7 +10,8 @@ struct BestFormatTests {
     static let chrome = "image/avif,image/webp,image/apng,image/*,*/*;q=0.8"
 
     static func parse(_ path: String, base: ProcessingOptions = ProcessingOptions()) throws -> ThumbnailRequest {
-        try RequestPathParser(verifier: .insecure, baseURL: nil, options: OptionParser(base: base))
+        try RequestPathParser(verifier: .insecure, baseURL: nil, options: OptionParser(base: base),
+                              policy: Renderer.encodePolicy)
             .parse(rawPath: path)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
@@ -50,7 +51,7 @@ struct CachePathTests {
     @Test func twoURLsWithOneTrustedSignatureHaveTwoPrivateNames() throws {
         // Given a trusted signature, and two URLs that carry it (other sources, sizes)
         let parser = RequestPathParser(verifier: SignatureVerifier(pairs: [], trusted: ["PartnerSignature01"]),
-                                       baseURL: nil)
+                                       baseURL: nil, policy: Renderer.encodePolicy)
         let uris = ["/PartnerSignature01/rs:fit:20:15/plain/http://h/red.png@png",
                     "/PartnerSignature01/rs:fit:30:20/plain/http://h/blue.png@png"]
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
@@ -90,7 +91,7 @@ struct CacheUpkeepTests {
 
     @Test func aRebuiltIndexKnowsEachFilesKeyAndSourceFromTheFileItself() throws {
         // Given a thumbnail published by the store, and its index lost
-        let key = ThumbnailKey(source: "http://h/a.jpg", options: ProcessingOptions())
+        let key = ThumbnailKey(source: "http://h/a.jpg", options: ProcessingOptions(), policy: Renderer.encodePolicy)
         let path = CachePath(signature: "abcdefghijk", documentURI: "/abcdefghijk/w:10/plain/http://h/a.jpg", format: .webp)
         try CacheStore(index: cache.index()).publish([1, 2, 3], at: path, key: key, sourceURL: "http://h/a.jpg")
         try FileManager.default.removeItem(atPath: cache.indexPath)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbCache
 @testable import ThumbRequest
@@ -66,7 +67,8 @@ struct HostileIndexTests {
 
         // Then the damaged slot is dropped, and the other one stands
         #expect(entries.map(\.path) == [servedName("kept")])
-        #expect(try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil)).all().files == 1)
+        #expect(try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil,
+                                                                        policy: Renderer.encodePolicy)).all().files == 1)
     }
 
     @Test func aSymlinkedDirectoryInTheCacheIsNeverFollowed() throws {
@@ -82,7 +84,8 @@ struct HostileIndexTests {
 
         // When everything is purged, verified and repaired
         let opened = try #require(try CacheIndex(existingAt: cache.indexPath, root: cache.root))
-        _ = try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil)).all()
+        _ = try CachePurge(index: opened, parser: RequestPathParser(verifier: .insecure, baseURL: nil,
+                                                                    policy: Renderer.encodePolicy)).all()
         let verifier = CacheVerifier(index: opened)
         try verifier.repair(try verifier.verify())
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbRuntime
@@ -17,7 +18,8 @@ struct ImgproxyOptionParityTests {
     static func parse(_ path: String, baseURL: String? = nil, presets: String = "",
                       onlyPresets: Bool = false) throws -> ThumbnailRequest {
         let options = OptionParser(presets: try Presets(parsing: presets), onlyPresets: onlyPresets)
-        return try RequestPathParser(verifier: .insecure, baseURL: baseURL, options: options)
+        return try RequestPathParser(verifier: .insecure, baseURL: baseURL, options: options,
+                                     policy: Renderer.encodePolicy)
             .parse(rawPath: "/insecure\(path)")
     }
 
@@ -237,7 +239,7 @@ struct ImgproxyOptionParityTests {
     func refusedAsImgproxyRefuses(_ refusal: Refusal) {
         // The malformed signature stands where the signature goes: sent without one.
         let path = refusal.status == 403 ? refusal.path : "/insecure\(refusal.path)"
-        let parser = RequestPathParser(verifier: .insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: .insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         let error = #expect(throws: RequestFailure.self) { try parser.parse(rawPath: path) }
 
@@ -291,7 +293,7 @@ struct ImgproxyOptionParityTests {
         ("PathWithOptionsSeparatorUnescapingPLain", "/dummy/rs%3Afill%3A300%3A200/plain/http://example.com/image.jpg"),
     ])
     func aPathIsSplitAndRepairedAsImgproxyDoes(_ imgproxyCase: String, path: String) throws {
-        let parser = RequestPathParser(verifier: .insecure, baseURL: nil)
+        let parser = RequestPathParser(verifier: .insecure, baseURL: nil, policy: Renderer.encodePolicy)
 
         let request = try parser.parse(rawPath: path)
 
@@ -303,7 +305,7 @@ struct ImgproxyOptionParityTests {
     @Test(arguments: ["/invalid_path_without_slash", "/", "/signature_only", "/signature/"])
     func aPathWithoutOptionsAndSourceIsAnInvalidURL(_ path: String) {
         let error = #expect(throws: RequestFailure.self) {
-            try RequestPathParser(verifier: .insecure, baseURL: nil).parse(rawPath: path)
+            try RequestPathParser(verifier: .insecure, baseURL: nil, policy: Renderer.encodePolicy).parse(rawPath: path)
         }
 
         #expect(error?.status == 404)

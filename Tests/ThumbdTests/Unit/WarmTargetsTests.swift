@@ -1,4 +1,5 @@
 import Testing
+import ThumbImaging
 import ThumbdTestSupport
 @testable import ThumbRequest
 @testable import ThumbOps
@@ -106,7 +107,8 @@ struct WarmTargetsTests {
     func thumbdReadsBackTheSourceAndThePreset(_ source: String) throws {
         // Given thumbd's parser with the key and a preset
         let presets = try Presets(parsing: "thumb=rs:fill:120:80")
-        let parser = RequestPathParser(verifier: Self.signing, baseURL: nil, options: OptionParser(presets: presets))
+        let parser = RequestPathParser(verifier: Self.signing, baseURL: nil, options: OptionParser(presets: presets),
+                                       policy: Renderer.encodePolicy)
 
         // When the source is crossed with the preset, in WebP
         let path = try #require(try Self.targets(source, .sources(presets: ["thumb"], format: .webp, onlyPresets: false))
