@@ -99,7 +99,8 @@ let package = Package(
         .testTarget(name: "ThumbImagingTests", dependencies: ["ThumbImaging", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbCacheTests", dependencies: ["ThumbCache", "ThumbImaging", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
         .testTarget(name: "ThumbJobsTests", dependencies: ["ThumbJobs", "ThumbFetch", "ThumbRequest", "ThumbRuntime", "ThumbdTestSupport"]),
-        .testTarget(name: "ThumbServerTests", dependencies: ["ThumbServer", "ThumbRuntime", "ThumbdTestSupport"]),
+        .testTarget(name: "ThumbServerTests", dependencies: ["ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest",
+                                                     "ThumbRuntime", "ThumbdTestSupport"]),
         // The other stages' tests, and those that start nginx, thumbd, an origin and Chromium.
         .testTarget(name: "ThumbdTests",
                     dependencies: ["thumbd", "ThumbOps", "ThumbServer", "ThumbJobs", "ThumbCache", "ThumbFetch", "ThumbImaging", "ThumbRequest", "ThumbRuntime",

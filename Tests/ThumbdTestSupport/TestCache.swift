@@ -20,6 +20,9 @@ package final class TestCache: @unchecked Sendable {
     package static let oldLayout = OldLayout(parser: RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
                                                                        policy: Renderer.encodePolicy))
 
+    /// A pid no process has: above Linux's PID_MAX_LIMIT (2^22), the most `pid_max` can be.
+    package static let deadPID: UInt32 = 1 << 22
+
     package func index(maxEntries: Int = 1000) throws -> CacheIndex {
         try CacheIndex(root: root, path: indexPath, maxEntries: maxEntries)
     }

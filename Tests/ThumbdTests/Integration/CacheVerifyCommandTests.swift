@@ -12,7 +12,7 @@ struct CacheVerifyCommandTests {
         // clears its screen
         let cache = try TestCache()
         _ = try cache.index()
-        let name = "\(FileSystem.tempPrefix)\(try TestCache.deadPID())-\u{1B}]2;owned\u{07}\u{1B}[2J"
+        let name = "\(FileSystem.tempPrefix)\(TestCache.deadPID)-\u{1B}]2;owned\u{07}\u{1B}[2J"
         try cache.write("/served/t/" + name, bytes: 5)
 
         // When verify lists it

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ThumbdTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -70,7 +71,7 @@ struct FastCGISocketTests {
         let origin = try TestOrigin()
         origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
         let stack = try TestStack(environment: ["THUMBD_WORKERS": "2", "THUMBD_PARAMS_TIMEOUT": "1"])
-        let request = FastCGIConnection.get("/insecure/w:40/plain/\(origin.url("/photo.jpg"))@png")
+        let request = FastCGIRecords.get("/insecure/w:40/plain/\(origin.url("/photo.jpg"))@png")
 
         // When more clients than workers connect and stall: silent, half a header, parameters
         // without their end, and one trickling its request a byte every 200 ms
@@ -109,7 +110,7 @@ struct FastCGISocketTests {
 
         // When a client asks it to keep the connection open (FCGI_KEEP_CONN)
         let connection = try FastCGIConnection(stack.sockets[0])
-        connection.send(FastCGIConnection.get("/health", flags: 1))
+        connection.send(FastCGIRecords.get("/health", flags: 1))
 
         // Then the answer comes, and the connection is closed after it instead of held for ever
         let answer = try #require(connection.readUntilClosed(timeout: 10))

@@ -19,7 +19,7 @@ struct ProcessRobustnessTests {
 
         // When 600 clients ask for the thumbnail straight on the socket and wait for it
         let clients = try (0..<600).map { _ in try FastCGIConnection(stack.sockets[0]) }
-        for client in clients { client.send(FastCGIConnection.get(path)) }
+        for client in clients { client.send(FastCGIRecords.get(path)) }
         #expect(origin.waitForRequests("/slow.jpg", count: 1, timeout: 10))
         sleep(3)  // real time: libdispatch's pool monitor opens /proc/<tid>/stat every second, at the limit too
 
@@ -85,7 +85,7 @@ struct ProcessRobustnessTests {
         // as all are connected: while thumbd is at its limit, libdispatch's pool monitor cannot
         // open /proc/<tid>/stat, and ends the process.
         let clients = try (0..<100).map { _ in try FastCGIConnection(stack.sockets[0]) }
-        for client in clients { client.send(FastCGIConnection.get("/not-a-thumbnail")) }
+        for client in clients { client.send(FastCGIRecords.get("/not-a-thumbnail")) }
 
         // Then accepting pauses and resumes until every client is answered
         let answers = clients.map { $0.readUntilClosed(timeout: 30).map { String(decoding: $0, as: UTF8.self) } }

@@ -81,7 +81,7 @@ struct SocketActivationTests {
         #expect(holder.nextLine().hasPrefix("started"))
         #expect(eventually(timeout: 30) {
             guard let connection = try? FastCGIConnection(socket) else { return false }
-            connection.send(FastCGIConnection.get("/health"))
+            connection.send(FastCGIRecords.get("/health"))
             return Self.healthAnswer(connection).contains("Status: 200")
         })
 
@@ -90,7 +90,7 @@ struct SocketActivationTests {
         #expect(holder.nextLine() == "stopped 0")
         #expect(FileManager.default.fileExists(atPath: socket), "thumbd removed the socket systemd holds")
         let waiting = try FastCGIConnection(socket)
-        waiting.send(FastCGIConnection.get("/health"))
+        waiting.send(FastCGIRecords.get("/health"))
         holder.say("start")
         #expect(holder.nextLine().hasPrefix("started"))
 

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbdTestSupport
 
 /// Runs a program to its end, with bytes on its standard input, and gives back what it wrote.
 enum ProcessRunner {

@@ -3,6 +3,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import ThumbdTestSupport
 
 /// `thumbd warm` as an operator runs it against a test stack's nginx: a process of its own,
 /// reading a file or standard input, with its summary on standard output and its lines

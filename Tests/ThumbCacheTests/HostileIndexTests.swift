@@ -20,7 +20,7 @@ struct HostileIndexTests {
     /// marks the index as left half-changed by a dead process, so the next opener repairs it.
     func craft(_ index: CacheIndex, slotOf path: String, newPath: [UInt8], length: Int? = nil,
                state: IndexEntry.State) throws {
-        let dead = try TestCache.deadPID()
+        let dead = TestCache.deadPID
         try index.withLock { mapping in
             let slot = mapping.findSlot(FNV1a.hash64(path), matchingPath: path)!
             var entry = mapping.entry(slot)
@@ -31,7 +31,7 @@ struct HostileIndexTests {
             mapping.write(entry, at: slot)
         }
         // Left for the next holder of the lock: a change under way by a process that died.
-        index.current.store(UInt64(try TestCache.deadPID()), at: IndexLayout.Header.busyPID)
+        index.current.store(UInt64(TestCache.deadPID), at: IndexLayout.Header.busyPID)
     }
 
     @Test(arguments: ["/../victim", "/served/../../victim", "/served/v/../../../victim", "/served/v/victim\0x"])

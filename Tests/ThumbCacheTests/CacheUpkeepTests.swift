@@ -71,7 +71,7 @@ struct CacheUpkeepTests {
         try cache.write(servedName("one"), bytes: 300)
         try cache.write(servedName("two"), bytes: 5000)
         try FileSystem.link(cache.root + servedName("two"), to: cache.root + servedName("twin"))
-        let dead = try TestCache.deadPID()
+        let dead = TestCache.deadPID
         try cache.write("/served/t/\(FileSystem.tempPrefix)\(dead)-abcdef", bytes: 50)
         try cache.write("/served/t/\(FileSystem.tempPrefix)\(getpid())-ghijkl", bytes: 50)
         let index = try cache.index()
@@ -188,7 +188,7 @@ struct CacheUpkeepTests {
         try FileManager.default.removeItem(atPath: cache.root + servedName("deleted"))
         try cache.write(servedName("grown"), bytes: 5000)
         try cache.write(servedName("stranger"), bytes: 70)
-        try cache.write("/served/s/\(FileSystem.tempPrefix)\(try TestCache.deadPID())-xyzxyz", bytes: 5)
+        try cache.write("/served/s/\(FileSystem.tempPrefix)\(TestCache.deadPID)-xyzxyz", bytes: 5)
 
         // Then verify names each, and repair makes them agree
         let report = try verifier.verify()

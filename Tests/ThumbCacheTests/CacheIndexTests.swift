@@ -72,7 +72,7 @@ struct CacheIndexTests {
     @Test func halfDoneWorkOfADeadProcessIsSettledByTheDisk() throws {
         // Given a process that died after counting two files, only one of which it had published
         let index = try cache.index()
-        let dead = try TestCache.deadPID()
+        let dead = TestCache.deadPID
         try cache.write(servedName("published"), bytes: 8192)
         try index.withLock { mapping throws(CacheFailure) in
             for (path, bytes) in [(servedName("published"), 400), (servedName("never-renamed"), 300)] {
@@ -99,8 +99,8 @@ struct CacheIndexTests {
         // Given an index in use
         let index = try cache.index()
         try cache.store(index, servedName("x1"), bytes: 10, key: 1)
-        let rebuilt = Flag()
-        index.onRebuild { rebuilt.set() }
+        let rebuilt = Atomic(false)
+        index.onRebuild { rebuilt.store(true, ordering: .relaxed) }
         #expect(index.takeScanRequest())  // made anew at first
         #expect(!index.takeScanRequest())
 
@@ -111,7 +111,7 @@ struct CacheIndexTests {
 
         // Then the next change finds out, puts a new index in place and asks for a scan
         try cache.store(index, servedName("y1"), bytes: 20, key: 2)
-        #expect(rebuilt.isSet && index.takeScanRequest())
+        #expect(rebuilt.load(ordering: .relaxed) && index.takeScanRequest())
         #expect(try index.entries().map(\.path) == [servedName("y1")])
         // and a process starting now opens the new one as it is
         let other = try cache.index()
@@ -329,21 +329,4 @@ struct CacheIndexTests {
         #expect(!cache.exists(servedName("one-too-many")))
         #expect(index.usage.entries == capacity)
     }
-}
-
-/// A served name in the cache's layout for a test's short `name`: `/served/{first}/{name}.jpg`.
-extension TestCache {
-    /// The pid of a process that has ended.
-    static func deadPID() throws -> UInt32 {
-        let process = try ChildProcess("/bin/true", [])
-        try process.wait(timeout: 30, for: "/bin/true to end")
-        return UInt32(process.pid)
-    }
-}
-
-final class Flag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    var isSet: Bool { lock.withLock { value } }
-    func set() { lock.withLock { value = true } }
 }
