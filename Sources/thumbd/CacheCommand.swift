@@ -201,6 +201,10 @@ struct CacheReplayCommand: ParsableCommand {
             cache evicted past --bytes, by thumbd's own index code, in a scratch index: no file is \
             written, nothing fetched or rendered. Prints `object miss ratio R` and `byte miss ratio R`; \
             progress goes to stderr.
+
+            --bytes, --policy and --low-water describe the cache simulated, to compare policies and \
+            bounds: they are not thumbd's settings, and no setting is read from the environment or a \
+            settings file.
             """
     )
 
@@ -210,10 +214,10 @@ struct CacheReplayCommand: ParsableCommand {
     @Option(help: "The bound: bytes of thumbnails the cache keeps.")
     var bytes: UInt64
 
-    @Option(help: "probation or lru (CACHE_EVICTION_POLICY).")
+    @Option(help: "The eviction policy simulated: probation or lru, as CACHE_EVICTION_POLICY names them.")
     var policy = CacheSettings().evictionPolicy.rawValue
 
-    @Option(help: "Percent of the bound eviction brings the cache down to (CACHE_LOW_WATER).")
+    @Option(help: "Percent of the bound eviction brings the simulated cache down to, as CACHE_LOW_WATER does.")
     var lowWater = CacheSettings().lowWaterPercent
 
     @Option(help: "A file of keys, one a line: how many of them are still stored at the end goes to stderr.")
