@@ -91,6 +91,34 @@ public enum SettingFlags {
         return (settings, rest)
     }
 
+    /// Which commands take which settings as flags, in a sentence for docs/configuration.md and the
+    /// man page, each command and flag written by `code`.
+    static func summary(code: (String) -> String) -> String {
+        var groups: [(paths: [String], names: [String]?)] = []
+        for (path, taken) in commands {
+            let names: [String]? = if case .only(let names) = taken { names } else { nil }
+            if let last = groups.last, last.names == names {
+                groups[groups.count - 1].paths.append(path)
+            } else {
+                groups.append(([path], names))
+            }
+        }
+        let parts = groups.map { group in
+            let commands = listed(group.paths.map { code("thumbd " + $0) })
+            guard let names = group.names else { return "every setting is also a flag of \(commands)" }
+            let flags = listed(names.map { code("--" + Settings.setting($0).flag) })
+            return "\(commands) take\(group.paths.count == 1 ? "s" : "") \(flags)"
+        }
+        let sentence = parts.joined(separator: "; ")
+        return sentence.prefix(1).uppercased() + sentence.dropFirst() + "; any other command takes none."
+    }
+
+    /// `a, b and c`.
+    private static func listed(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.joined() }
+        return items.dropLast().joined(separator: ", ") + " and " + last
+    }
+
     /// Every setting for `--help` and `thumbd settings`: its flag, help, environment names, default
     /// and range.
     static var help: String { help(Settings.declared, header: precedence) }
