@@ -6,10 +6,8 @@ import ThumbRequest
 public protocol OpsSettings: Sendable {
     /// The settings' flags this command line was given, by setting name.
     static var givenFlags: [String: String] { get }
-    /// Every setting's flag with its help, for a command that takes them all.
-    static var flagsHelp: String { get }
-    /// A setting's help (its meaning, environment names, default), for an option named after it.
-    static func helpLine(_ name: String) -> String
+    /// The settings' flags `command` takes, each with its help, for the command's `--help`.
+    static func flagsHelp(for command: String) -> String
     /// The settings from `flags`, then the environment and the settings file. On any problem,
     /// lists them all and exits 2; `signingURLs` asks for a key or insecure mode too.
     static func commandLine(flags: [String: String], signingURLs: Bool) throws -> Self

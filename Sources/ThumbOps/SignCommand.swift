@@ -6,7 +6,7 @@ public struct SignCommand<Settings: OpsSettings>: ParsableCommand {
             commandName: "sign",
             abstract: "Print the signed URL path for each PATH with the configured key and salt, one per line.",
             discussion: "Example: thumbd sign --key 736563726574 --salt 68656C6C6F /rs:fill:300:200/plain/https://example.com/cat.jpg@webp\n\n"
-                + Settings.flagsHelp
+                + Settings.flagsHelp(for: "sign")
         )
     }
 

@@ -18,10 +18,11 @@ public struct WarmCommand<Settings: OpsSettings>: ParsableCommand {
             discussion: """
             Reads FILE, or standard input, a line each: a thumbnail's URL or path as `thumbd sign` takes \
             it (/rs:fill:300:200/plain/https://origin.example/cat.jpg@webp), which warm signs with the \
-            key, or marks insecure without one; with --signed, as a client asks for it, signature \
-            included. With --preset, each line is a source URL, asked for once per preset. Blank lines \
-            and lines starting with # are skipped; a path listed twice is asked for once. Other settings \
-            (THUMBD_ONLY_PRESETS) are read from the environment as thumbd reads them.
+            (first) key, or marks insecure without one; with --signed, as a client asks for it, \
+            signature included. With --preset, each line is a source URL, asked for once per preset. \
+            Blank lines and lines starting with # are skipped; a path listed twice is asked for once. \
+            Other settings (THUMBD_ONLY_PRESETS) are read from the environment and the settings file \
+            as thumbd reads them.
 
             A thumbnail was made when thumbd answered it (Server-Timing: thumbd;desc=miss), and was \
             already cached when nginx served it. Ctrl-C starts no more requests and waits for those in \
@@ -31,7 +32,7 @@ public struct WarmCommand<Settings: OpsSettings>: ParsableCommand {
             Examples:
               thumbd warm --key 736563726574 --salt 68656C6C6F paths.txt
               thumbd warm --preset thumb --preset large --format webp < sources.txt
-            """
+            """ + "\n\n" + Settings.flagsHelp(for: "warm")
         )
     }
 
@@ -58,15 +59,6 @@ public struct WarmCommand<Settings: OpsSettings>: ParsableCommand {
 
     @Option(help: "The Accept header to send, for URLs whose format the client's Accept decides.")
     var accept: String?
-
-    @Option(help: ArgumentHelp(Settings.helpLine("KEY") + " The first signs."))
-    var key: String?
-
-    @Option(help: ArgumentHelp(Settings.helpLine("SALT")))
-    var salt: String?
-
-    @Option(help: ArgumentHelp(Settings.helpLine("SIGNATURE_SIZE")))
-    var signatureSize: String?
 
     public init() {}
 
@@ -130,10 +122,10 @@ public struct WarmCommand<Settings: OpsSettings>: ParsableCommand {
         if tally.failed > 0 { throw ExitCode(1) }
     }
 
-    /// The signing settings from the flags here, every other setting from the environment.
+    /// The settings' flags warm takes (the signing ones and the settings file), every other setting
+    /// from the environment and the settings file.
     private func settings() throws -> Settings {
-        try Settings.commandLine(flags: ["KEY": key, "SALT": salt, "SIGNATURE_SIZE": signatureSize].compactMapValues { $0 },
-                                 signingURLs: false)
+        try Settings.commandLine(flags: Settings.givenFlags, signingURLs: false)
     }
 
     private func reading(_ configuration: Settings) -> WarmTargets.Reading {

@@ -12,24 +12,21 @@ struct CacheCommand: ParsableCommand {
     )
 }
 
-/// Which cache: the flags here, every other setting from the environment and the settings file as
-/// thumbd reads them (so `--key` stays free for `purge --key`).
-struct CacheLocation: ParsableArguments {
+/// Which cache: the settings' flags `cache stats`, `purge` and `verify` take (SettingFlags), every
+/// other setting from the environment and the settings file as thumbd reads them.
+enum CacheLocation {
     /// The Debian package's settings file, which names its cache: read when no other file is named,
     /// so that the commands find the package's cache as its thumbd does.
     static let packageSettingsFile = "/etc/thumbd/thumbd.env"
 
-    @Option(help: ArgumentHelp(Settings.helpLine("CONFIG") + " Default: \(Self.packageSettingsFile), when there is one."))
-    var config: String?
+    /// The flags `command` (`cache stats`) takes, for its `--help`.
+    static func help(for command: String) -> String {
+        "Without --config or THUMBD_CONFIG, the settings file is \(packageSettingsFile), when there is one.\n\n"
+            + SettingFlags.help(for: command)
+    }
 
-    @Option(help: ArgumentHelp(Settings.helpLine("CACHE_ROOT")))
-    var cacheRoot: String?
-
-    @Option(help: ArgumentHelp(Settings.helpLine("CACHE_INDEX")))
-    var cacheIndex: String?
-
-    func configuration() throws -> Settings {
-        var flags = ["CONFIG": config, "CACHE_ROOT": cacheRoot, "CACHE_INDEX": cacheIndex].compactMapValues { $0 }
+    static func configuration() throws -> Settings {
+        var flags = SettingFlags.given
         if SettingSources(flags: flags).filePath == nil,
            FileManager.default.fileExists(atPath: Self.packageSettingsFile) {
             flags["CONFIG"] = Self.packageSettingsFile
@@ -40,7 +37,7 @@ struct CacheLocation: ParsableArguments {
     /// The index the configured thumbd uses; an error that says how to get one when there is none.
     /// Run as root, the command first becomes the cache root's owner: the index and the paths in
     /// it are that user's writing, so nothing they say may be done with more rights than theirs.
-    func openIndex(_ configuration: Settings) throws -> CacheIndex {
+    static func openIndex(_ configuration: Settings) throws -> CacheIndex {
         do throws(SystemFailure) {
             try System.becomeOwner(of: configuration.cacheRoot)
         } catch {
@@ -59,16 +56,18 @@ struct CacheLocation: ParsableArguments {
 }
 
 struct CacheStatsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Entries, bytes, bounds, hits and evictions.")
-
-    @OptionGroup var location: CacheLocation
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Entries, bytes, bounds, hits and evictions.",
+        discussion: CacheLocation.help(for: "cache stats")
+    )
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func run() throws {
-        let configuration = try location.configuration()
-        let index = try location.openIndex(configuration)
+        let configuration = try CacheLocation.configuration()
+        let index = try CacheLocation.openIndex(configuration)
         let usage = index.usage
         let entries = try index.entries()
         let oldest = entries.min { $0.created < $1.created }
@@ -113,10 +112,9 @@ struct CachePurgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "purge",
         abstract: "Remove thumbnails: of one source, one URL, one key, or all. nginx then misses them.",
-        discussion: "Example: thumbd cache purge --source https://origin.example.com/cat.jpg"
+        discussion: "Example: thumbd cache purge --source https://origin.example.com/cat.jpg\n\n"
+            + CacheLocation.help(for: "cache purge")
     )
-
-    @OptionGroup var location: CacheLocation
 
     @Option(help: "Every thumbnail of this source URL, whatever its options and formats.")
     var source: String?
@@ -137,8 +135,8 @@ struct CachePurgeCommand: ParsableCommand {
     }
 
     func run() throws {
-        let configuration = try location.configuration()
-        let purge = CachePurge(index: try location.openIndex(configuration), parser: configuration.requestPathParser)
+        let configuration = try CacheLocation.configuration()
+        let purge = CachePurge(index: try CacheLocation.openIndex(configuration), parser: configuration.requestPathParser)
         let removed: CachePurge.Removed
         if let source {
             removed = try purge.source(source)
@@ -156,17 +154,16 @@ struct CachePurgeCommand: ParsableCommand {
 struct CacheVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Compare the index with the disk; exit 1 on any difference."
+        abstract: "Compare the index with the disk; exit 1 on any difference.",
+        discussion: CacheLocation.help(for: "cache verify")
     )
-
-    @OptionGroup var location: CacheLocation
 
     @Flag(help: "Make the index agree with the disk (and remove temp files dead processes left).")
     var repair = false
 
     func run() throws {
-        let configuration = try location.configuration()
-        let index = try location.openIndex(configuration)
+        let configuration = try CacheLocation.configuration()
+        let index = try CacheLocation.openIndex(configuration)
         let verifier = CacheVerifier(index: index)
         let report = try verifier.verify()
         print("entries \(report.entries), files \(report.files), bytes in index \(report.indexBytes), bytes on disk \(report.diskBytes)")
@@ -204,6 +201,10 @@ struct CacheReplayCommand: ParsableCommand {
             cache evicted past --bytes, by thumbd's own index code, in a scratch index: no file is \
             written, nothing fetched or rendered. Prints `object miss ratio R` and `byte miss ratio R`; \
             progress goes to stderr.
+
+            --bytes, --policy and --low-water describe the cache simulated, to compare policies and \
+            bounds: they are not thumbd's settings, and no setting is read from the environment or a \
+            settings file.
             """
     )
 
@@ -213,10 +214,10 @@ struct CacheReplayCommand: ParsableCommand {
     @Option(help: "The bound: bytes of thumbnails the cache keeps.")
     var bytes: UInt64
 
-    @Option(help: "probation or lru (CACHE_EVICTION_POLICY).")
+    @Option(help: "The eviction policy simulated: probation or lru, as CACHE_EVICTION_POLICY names them.")
     var policy = CacheSettings().evictionPolicy.rawValue
 
-    @Option(help: "Percent of the bound eviction brings the cache down to (CACHE_LOW_WATER).")
+    @Option(help: "Percent of the bound eviction brings the simulated cache down to, as CACHE_LOW_WATER does.")
     var lowWater = CacheSettings().lowWaterPercent
 
     @Option(help: "A file of keys, one a line: how many of them are still stored at the end goes to stderr.")

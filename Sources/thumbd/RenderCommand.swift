@@ -14,8 +14,7 @@ struct RenderCommand: ParsableCommand {
         Example: thumbd render --options 'rs:fill:300:200/g:sm/q:80' photo.jpg thumb.webp
         The output format is OUT's extension unless the options give f:FORMAT. ImageMagick runs \
         under thumbd's policy, from THUMBD_MAGICK_POLICY_DIR (--magick-policy-dir).
-
-        """ + SettingFlags.help
+        """ + "\n\n" + SettingFlags.help
     )
 
     @Option(help: "Processing options as in a URL: name:arg:arg segments separated by /.")

@@ -10,7 +10,8 @@ struct Thumbd: ParsableCommand {
         Every setting can also be set in the environment as THUMBD_<NAME> (e.g. THUMBD_KEY), where \
         imgproxy has the same setting as IMGPROXY_<NAME>, and in a settings file (--config). A \
         flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the file. `thumbd serve \
-        --help` lists them all; docs/configuration.md too.
+        --help` lists them all, docs/configuration.md too; `cache` and `warm` take a few as flags, \
+        which their `--help` lists.
         """,
         version: ThumbdVersion.line,
         subcommands: [ServeCommand.self, SignCommand<Settings>.self, RenderCommand.self, CacheCommand.self, WarmCommand<Settings>.self,
@@ -18,11 +19,10 @@ struct Thumbd: ParsableCommand {
         defaultSubcommand: ServeCommand.self
     )
 
-    /// The settings' flags are taken out first (SettingFlags), then ArgumentParser runs the command
-    /// with them bound to `SettingFlags.given`.
+    /// The settings' flags the command takes are taken out first (SettingFlags), then ArgumentParser
+    /// runs the command with them bound to `SettingFlags.given`.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard SettingFlags.apply(to: arguments) else { return main(arguments) }
         do {
             let (settings, rest) = try SettingFlags.split(arguments)
             SettingFlags.$given.withValue(settings) { main(rest) }

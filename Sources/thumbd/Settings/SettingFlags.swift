@@ -4,30 +4,61 @@ import ThumbRuntime
 
 /// The settings' flags, derived from the declarations: `--max-src-file-size 1048576`,
 /// `--listen=unix:/run/t.sock`, and switches such as `--insecure` that take no value.
-/// ArgumentParser keeps the subcommands and their own options; the settings' flags are taken out
-/// of the arguments before it parses them (`Thumbd.main`), so every setting has a flag without a
-/// property written for it, and `--help` lists them from the same declarations.
+/// ArgumentParser keeps the subcommands and their own options, and cannot declare options at run
+/// time: the settings' flags a subcommand takes (`commands`) are taken out of the arguments before
+/// it parses them (`Thumbd.main`), so a setting has its flag without a property written for it, and
+/// the command's `--help` lists them from the same declarations.
 public enum SettingFlags {
     /// The settings' flags given to this process, by setting name: `Thumbd.main` takes them out of
     /// the arguments and runs the command with them bound here.
     @TaskLocal public static var given: [String: String] = [:]
 
-    /// The subcommands that take every setting as a flag; `cache` and `warm` take a few of their
-    /// own (warm's --timeout is not TIMEOUT) and read the rest from the environment.
-    static let commands: Set<String> = ["serve", "sign", "render"]
-
-    /// Whether the settings' flags are taken out of these arguments: for the commands above,
-    /// named or (serve) by default.
-    static func apply(to arguments: [String]) -> Bool {
-        guard let first = arguments.first, !first.hasPrefix("-") else { return true }
-        return commands.contains(first)
+    /// Which settings a subcommand takes as flags.
+    enum Taken {
+        case every
+        case only([String])
     }
 
-    private static let byFlag = Dictionary(uniqueKeysWithValues: Settings.declared.map { ($0.flag, $0) })
+    /// The subcommands that take settings as flags, by the words that name them; any other takes
+    /// none. Those that run or sign as thumbd does take every one. The cache commands take what
+    /// names a cache (`purge --key` is a thumbnail's key, not KEY), and `warm` what signs (its
+    /// `--timeout` is a request's seconds, not TIMEOUT): each reads every other setting from the
+    /// environment and the settings file.
+    static let commands: [(path: String, taken: Taken)] = [
+        ("serve", .every), ("sign", .every), ("render", .every),
+        ("cache stats", cache), ("cache purge", cache), ("cache verify", cache),
+        ("warm", .only(["CONFIG", "KEY", "SALT", "SIGNATURE_SIZE"])),
+    ]
 
-    /// The settings' flags with their values, by setting name, and every other argument in order
-    /// for ArgumentParser.
+    private static let cache = Taken.only(["CONFIG", "CACHE_ROOT", "CACHE_INDEX"])
+
+    /// The settings `command` (`cache stats`) takes as flags.
+    static func settings(for command: String) -> [Setting<Settings>] {
+        switch taken(by: command) {
+        case .every: Settings.declared
+        case .only(let names): names.map(Settings.setting)
+        case nil: []
+        }
+    }
+
+    private static func taken(by command: String) -> Taken? {
+        commands.first { $0.path == command }?.taken
+    }
+
+    /// The listed subcommand these arguments run: the longest run of their first words that names
+    /// one (`cache stats`, `warm` before its file), or serve, the default, when they start with a
+    /// flag; nil for any other.
+    static func command(of arguments: [String]) -> String? {
+        let words = arguments.prefix { !$0.hasPrefix("-") }
+        guard !words.isEmpty else { return "serve" }
+        return (1...words.count).reversed().map { words.prefix($0).joined(separator: " ") }
+            .first { path in commands.contains { $0.path == path } }
+    }
+
+    /// The settings' flags the command these arguments run takes, with their values, by setting
+    /// name, and every other argument in order for ArgumentParser.
     static func split(_ arguments: [String]) throws -> (settings: [String: String], rest: [String]) {
+        let byFlag = Dictionary(uniqueKeysWithValues: settings(for: command(of: arguments) ?? "").map { ($0.flag, $0) })
         var settings: [String: String] = [:]
         var rest: [String] = []
         var index = 0
@@ -60,11 +91,50 @@ public enum SettingFlags {
         return (settings, rest)
     }
 
-    /// Every setting for `--help`: its flag, help, environment names, default and range.
-    static var help: String {
-        var lines = wrapped("SETTINGS: a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file.",
-                            indent: "")
-        for setting in Settings.declared {
+    /// Which commands take which settings as flags, in a sentence for docs/configuration.md and the
+    /// man page, each command and flag written by `code`.
+    static func summary(code: (String) -> String) -> String {
+        var groups: [(paths: [String], names: [String]?)] = []
+        for (path, taken) in commands {
+            let names: [String]? = if case .only(let names) = taken { names } else { nil }
+            if let last = groups.last, last.names == names {
+                groups[groups.count - 1].paths.append(path)
+            } else {
+                groups.append(([path], names))
+            }
+        }
+        let parts = groups.map { group in
+            let commands = listed(group.paths.map { code("thumbd " + $0) })
+            guard let names = group.names else { return "every setting is also a flag of \(commands)" }
+            let flags = listed(names.map { code("--" + Settings.setting($0).flag) })
+            return "\(commands) take\(group.paths.count == 1 ? "s" : "") \(flags)"
+        }
+        let sentence = parts.joined(separator: "; ")
+        return sentence.prefix(1).uppercased() + sentence.dropFirst() + "; any other command takes none."
+    }
+
+    /// `a, b and c`.
+    private static func listed(_ items: [String]) -> String {
+        guard let last = items.last, items.count > 1 else { return items.joined() }
+        return items.dropLast().joined(separator: ", ") + " and " + last
+    }
+
+    /// Every setting for `--help` and `thumbd settings`: its flag, help, environment names, default
+    /// and range.
+    static var help: String { help(Settings.declared, header: precedence) }
+
+    /// The settings `command` takes as flags, for its `--help`, as `help` lists them.
+    static func help(for command: String) -> String {
+        guard case .only = taken(by: command) else { return help }
+        return help(settings(for: command),
+                    header: "these as flags, every other setting from the environment and the settings file; " + precedence)
+    }
+
+    private static let precedence = "a flag wins over THUMBD_, which wins over IMGPROXY_, which wins over the settings file."
+
+    private static func help(_ settings: [Setting<Settings>], header: String) -> String {
+        var lines = wrapped("SETTINGS: " + header, indent: "")
+        for setting in settings {
             let value: String = switch setting.kind {
             case .flag: ""
             case .boolean: " <true|false>"

@@ -39,11 +39,6 @@ extension Settings {
         return setting
     }
 
-    /// The setting's help line, its default read from the settings' own defaults.
-    public static func helpLine(_ name: String) -> String {
-        setting(name).helpLine(defaults: defaults)
-    }
-
     /// thumbd's own settings, which no stage owns.
     static let own: [Setting<Settings>] = [
         Setting("CONFIG",

@@ -21,7 +21,8 @@ extension Settings {
         }
         lines += [
             ".SH SETTINGS",
-            "Each setting is a flag, an environment variable and an entry of the settings file.",
+            "Each setting is an environment variable and an entry of the settings file.",
+            roff(SettingFlags.summary { $0 }),
             "Secret values (keys, salts, credentials) are never printed.",
         ]
         for declaration in declared {
