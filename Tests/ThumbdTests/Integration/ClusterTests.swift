@@ -77,7 +77,7 @@ struct ClusterTests {
         let thumbnails = Self.thumbnails(origin: cluster.origin)
 
         // When each of the 300 thumbnails is asked for
-        let first = cluster.getAll(thumbnails.map(\.path))
+        let first = try cluster.getAll(thumbnails.map(\.path))
 
         // Then each is made for this request, at its size and in its format
         for (thumbnail, answer) in zip(thumbnails, first) {
@@ -105,7 +105,7 @@ struct ClusterTests {
               + "\(Set(fetched.values).sorted()); renders per thumbnail 1")
 
         // When all are asked for again
-        let second = cluster.getAll(thumbnails.map(\.path))
+        let second = try cluster.getAll(thumbnails.map(\.path))
 
         // Then each is the same file, served by the same host's nginx alone: no thumbd saw it
         for (answer, earlier) in zip(second, first) {
@@ -145,7 +145,7 @@ struct ClusterTests {
 
         // When host 2 goes away, and every thumbnail is asked for
         try cluster.stopHost(2)
-        let during = cluster.getAll(paths)
+        let during = try cluster.getAll(paths)
 
         // Then every one is served: no client sees an error
         #expect(try during.map { try $0.get().status } == Array(repeating: 200, count: paths.count))
@@ -170,7 +170,7 @@ struct ClusterTests {
         try cluster.startHost(2)
         let probe = try #require(thumbnails.first { moved.contains($0.photo) }).path
         _ = try eventually(timeout: 20) { try cluster.get(probe).status != 200 || cluster.answeringHosts()[probe] == 2 }
-        let after = cluster.getAll(paths)
+        let after = try cluster.getAll(paths)
 
         // Then exactly its own photos went back to it, and every thumbnail is a static hit
         let back = try Self.hostOfPhoto(thumbnails, cluster)

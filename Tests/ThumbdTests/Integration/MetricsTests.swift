@@ -107,7 +107,7 @@ struct MetricsTests {
                 && scrape["thumbd_fetches_in_progress"]?.value("thumbd_fetches_in_progress") == 1
         })
         origin.release("/photo.jpg")
-        #expect(misses.map { $0.value() } == Array(repeating: 200, count: 5))
+        #expect(try misses.map { try $0.value() } == Array(repeating: 200, count: 5))
         let after = try stack.metrics()
         #expect(after["thumbd_requests_in_progress"] == 0 && after["thumbd_fetches_in_progress"] == 0)
     }
@@ -133,7 +133,7 @@ struct MetricsTests {
             answered.wait()
             return try stack.scrape().body
         }
-        #expect(load.flatMap { $0.value() } == Array(repeating: 200, count: widths.count))
+        #expect(try load.flatMap { try $0.value() } == Array(repeating: 200, count: widths.count))
 
         // Then every scrape parses, and no counter (histograms' counts and sums too) ever goes down
         let parsed = try PrometheusParser.parse(scrapes)

@@ -53,7 +53,7 @@ struct OperatorEndpointTests {
 
         // and once the origin answers, it is ready again and both misses are answered
         for name in ["a", "b", "c"] { slow.release("/\(name).jpg") }
-        #expect(misses.map { $0.value() } == [200, 200])
+        #expect(try misses.map { try $0.value() } == [200, 200])
         #expect(eventually(timeout: 30) { (try? busy.get("/ready").status) == 200 })
     }
 

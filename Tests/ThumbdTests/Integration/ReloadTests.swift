@@ -166,7 +166,7 @@ struct ReloadTests {
             try write(rotation % 2 == 0 ? keys(Self.first, Self.second) : keys(Self.first))
             reload(stack, expecting: "settings reloaded")
         }
-        load.value()
+        try load.value()
 
         // Then every request was answered with its thumbnail
         let answered = statuses.withLock { $0 }

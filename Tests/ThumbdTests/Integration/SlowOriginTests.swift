@@ -45,7 +45,7 @@ struct SlowOriginTests {
         // and of the 16, once the origin answers, those the limits took (4 fetching, 8 queued)
         // are made, the 4 others were 503
         for number in 0..<17 { slow.release("/\(number).jpg") }
-        let statuses = inFlight.map { $0.value() }
+        let statuses = try inFlight.map { try $0.value() }
         print("slow origin: the 16 slow ones: \(statuses); one more: \(over.status)")
         #expect(statuses.filter { $0 == 200 }.count == 12, "\(statuses)")
         #expect(statuses.filter { $0 == 503 }.count == 4, "\(statuses)")

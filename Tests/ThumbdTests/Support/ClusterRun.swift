@@ -110,7 +110,7 @@ final class ClusterRun {
     }
 
     /// Every path once, `concurrency` clients at a time taking them in order; answers in the paths' order.
-    func getAll(_ paths: [String], concurrency: Int = 6) -> [Result<HTTPResponse, Error>] {
+    func getAll(_ paths: [String], concurrency: Int = 6) throws -> [Result<HTTPResponse, Error>] {
         frontRequests += paths.count
         let workers = (0..<concurrency).map { worker in
             Thread.runDetached { [port] in
@@ -120,7 +120,7 @@ final class ClusterRun {
             }
         }
         var answers = [Result<HTTPResponse, Error>?](repeating: nil, count: paths.count)
-        for (index, answer) in workers.flatMap({ $0.value() }) { answers[index] = answer }
+        for (index, answer) in try workers.flatMap({ try $0.value() }) { answers[index] = answer }
         return answers.map { $0! }
     }
 

@@ -38,10 +38,10 @@ enum ProcessRunner {
             try child.wait(timeout: timeout, for: "\(executable) \(arguments.prefix(3).joined(separator: " ")) to end")
         } catch {
             child.signalGroup(SIGKILL)  // its readers then see the pipes' ends
-            _ = (output.value(), errors.value())
+            _ = (try output.value(), try errors.value())
             throw error
         }
-        let (outputBytes, errorBytes) = (output.value(), errors.value())
+        let (outputBytes, errorBytes) = (try output.value(), try errors.value())
         return Finished(status: child.terminationStatus!, outputBytes: outputBytes,
                         errors: String(decoding: errorBytes, as: UTF8.self))
     }

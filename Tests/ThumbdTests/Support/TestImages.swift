@@ -36,7 +36,9 @@ enum TestImages {
             </policymap>
 
             """
-        FileManager.default.createFile(atPath: directory + "/policy.xml", contents: Data(policy.utf8))
+        guard FileManager.default.createFile(atPath: directory + "/policy.xml", contents: Data(policy.utf8)) else {
+            preconditionFailure("cannot write the test policy in \(directory)")
+        }
         return directory
     }
 

@@ -62,8 +62,8 @@ final class WarmProcess: @unchecked Sendable {
             process.signalGroup(SIGKILL)
             throw error
         }
-        let summary = String(decoding: output.value(), as: UTF8.self).split(separator: "\n").map(String.init)
-        errors.value()
+        let summary = String(decoding: try output.value(), as: UTF8.self).split(separator: "\n").map(String.init)
+        try errors.value()
         return Finished(status: process.terminationStatus!, summary: summary, log: logSoFar)
     }
 
