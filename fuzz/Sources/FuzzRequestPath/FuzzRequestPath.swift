@@ -1,5 +1,6 @@
 @testable import ThumbCache
 @testable import ThumbRequest
+import ThumbImaging
 import ThumbRuntime
 
 /// One request path, as nginx hands `REQUEST_URI` to thumbd, through what the request handler does
@@ -40,7 +41,8 @@ private func checkSignatureRoundTrip(_ requestURI: String) {
     let signed = signedParser.verifier.signedPath(String(decoding: asSigned, as: UTF8.self))
     let withKey = Result { () throws(RequestFailure) in try signedParser.parse(rawPath: signed) }
     let withoutKey = Result { () throws(RequestFailure) in try keylessTwin.parse(rawPath: signed) }
-    let unsigned = { (request: ThumbnailRequest) in ThumbnailRequest(sourceURL: request.sourceURL, options: request.options) }
+    let unsigned = { (request: ThumbnailRequest) in ThumbnailRequest(sourceURL: request.sourceURL, options: request.options,
+                                                                     policy: Renderer.encodePolicy) }
     guard (try? withKey.get()).map(unsigned) == (try? withoutKey.get()) else {
         fatalError("\(signed.debugDescription) reads as \(withKey) with its key, \(withoutKey) without")
     }
@@ -51,15 +53,15 @@ private let presets = try! Presets(parsing: """
     """)
 private let unsignedParser = RequestPathParser(
     verifier: SignatureVerifier.insecure, baseURL: "http://origin.test/",
-    options: OptionParser(presets: presets, allowSecurityOptions: true))
+    options: OptionParser(presets: presets, allowSecurityOptions: true), policy: Renderer.encodePolicy)
 private let signedParser = RequestPathParser(
     verifier: SignatureVerifier(pairs: [.init(key: Array("test-key".utf8), salt: Array("test-salt".utf8))], size: 8),
-    baseURL: nil, options: OptionParser(presets: presets))
+    baseURL: nil, options: OptionParser(presets: presets), policy: Renderer.encodePolicy)
 private let keylessTwin = RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: signedParser.baseURL,
-                                            options: signedParser.options)
+                                            options: signedParser.options, policy: Renderer.encodePolicy)
 private let parsers = [
     unsignedParser,
     signedParser,
     RequestPathParser(verifier: SignatureVerifier.insecure, baseURL: nil,
-                      options: OptionParser(presets: presets, onlyPresets: true)),
+                      options: OptionParser(presets: presets, onlyPresets: true), policy: Renderer.encodePolicy),
 ]
