@@ -181,9 +181,11 @@ final class DemoRun {
             ]) { $1 },
             stderr: .file(directory + "/deploy-run.log"))
         self.process = process
-        try waitUntil("deploy/run serves its page", timeout: 60) {
+        // As deploy/run itself waits before it says it runs: until thumbd listens, tiles are 502s.
+        try waitUntil("deploy/run serves its page and thumbd answers behind it", timeout: 60) {
             guard process.isRunning else { throw StackError("deploy/run ended before it served its page") }
             return (try? HTTPClient.get(port: port, path: "/", timeout: 2))?.status == 200
+                && (try? HTTPClient.get(port: port, path: "/health", timeout: 2))?.status == 200
         }
     }
 
