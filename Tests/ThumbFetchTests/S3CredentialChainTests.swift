@@ -5,7 +5,7 @@ import Testing
 @testable import ThumbFetch
 
 /// Which link of the AWS credential chain is taken, in the SDKs' order, and which are refused by name.
-@Suite final class S3CredentialChainTests {
+@Suite(.timeLimit(.minutes(1))) final class S3CredentialChainTests {
     let directory: String
 
     init() throws {

@@ -3,7 +3,7 @@ import Testing
 import ThumbRuntime
 
 /// How an `s3://` source becomes a signed GET: which host, which path, which headers.
-@Suite struct S3RequestTests {
+@Suite(.timeLimit(.minutes(1))) struct S3RequestTests {
     static let credentials = S3Credentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE",
                                            secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
     /// 2013-05-24T00:00:00Z, the S3 reference examples' time.

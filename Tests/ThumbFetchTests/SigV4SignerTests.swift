@@ -4,7 +4,7 @@ import Testing
 /// The signer against AWS's published vectors: the SigV4 test suite (get-vanilla,
 /// get-vanilla-query-order-key-case) and the S3 API reference's "Signature Calculations for the
 /// Authorization Header" examples, which are virtual-host style requests.
-@Suite struct SigV4SignerTests {
+@Suite(.timeLimit(.minutes(1))) struct SigV4SignerTests {
     static let suiteCredentials = S3Credentials(accessKeyID: "AKIDEXAMPLE",
                                                 secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
     static let s3Credentials = S3Credentials(accessKeyID: "AKIAIOSFODNN7EXAMPLE",

@@ -3,6 +3,7 @@ import ThumbdTestSupport
 @testable import thumbd
 
 /// ALLOW_SECURITY_OPTIONS reaches the server's parser (the options themselves: ThumbRequestTests).
+@Suite(.timeLimit(.minutes(1)))
 struct SecurityOptionSettingTests {
     @Test func settingAllowsThemThroughTheConfiguration() throws {
         // Given ALLOW_SECURITY_OPTIONS in the environment
