@@ -59,15 +59,18 @@ final class ConnectionGate: Sendable {
         open.subtract(1, ordering: .relaxed)
     }
 
-    /// From any thread: the gate stops accepting, closes the connections still sending their
-    /// head, and `run` returns.
+    /// From any thread: the gate stops accepting; `run` returns once each connection still
+    /// sending its head has sent it (then a worker answers it) or reached its params timeout. A
+    /// connection nginx made just before the stop would otherwise be closed unanswered: a 502
+    /// for a restart that the socket kept seamless.
     func stop() {
         stopping.store(true, ordering: .relaxed)
         var byte: UInt8 = 1
         _ = write(wake.write, &byte, 1)
     }
 
-    /// Accepts until `stop`, or until accepting fails for good: then returns why.
+    /// Accepts until `stop` (and the heads under way have arrived), or until accepting fails for
+    /// good: then returns why.
     func run() -> SystemFailure? {
         var waiting = Waiting()
         var accepting = true
@@ -94,9 +97,11 @@ final class ConnectionGate: Sendable {
                 failure = .internalFailure("cannot accept connections: \(String(cString: strerror(code)))")
             }
         }
-        while !stopping.load(ordering: .relaxed) && failure == nil {
+        while failure == nil {
+            let stopped = stopping.load(ordering: .relaxed)
+            if stopped && waiting.isEmpty { break }
             let now = ContinuousClock.now
-            if let until = resumeAt, until <= now {
+            if !stopped, let until = resumeAt, until <= now {
                 resumeAt = nil
                 // Out of descriptors, accept fails even with nothing waiting (Linux takes the
                 // descriptor first), and then no event says the backlog is empty: try once.
@@ -107,7 +112,7 @@ final class ConnectionGate: Sendable {
             if !underLimit, overLimit.begin() {
                 logger.warning("connection limit reached; new connections wait", metadata: ["limit": "\(maxConnections)"])
             }
-            let shouldAccept = underLimit && resumeAt == nil
+            let shouldAccept = !stopped && underLimit && resumeAt == nil
             if shouldAccept != accepting {
                 accepting = shouldAccept
                 watch(listening, accepting ? .readable : [], modify: true)
@@ -120,6 +125,8 @@ final class ConnectionGate: Sendable {
                     var drained = [UInt8](repeating: 0, count: 64)
                     _ = read(wake.read, &drained, drained.count)
                 } else if descriptor == listening {
+                    // Stopped during this wait: what connects now stays in the backlog for the next thumbd.
+                    guard accepting else { continue }
                     // Shut down under thumbd: accept would say EAGAIN for ever, and nothing connects.
                     guard event.events.isDisjoint(with: [.hungUp, .failed]) else {
                         failure = .internalFailure("the listening socket was shut down")
@@ -251,6 +258,8 @@ final class ConnectionGate: Sendable {
         private var start = 0
 
         var descriptors: Dictionary<Int32, ContinuousClock.Instant>.Keys { deadlines.keys }
+
+        var isEmpty: Bool { deadlines.isEmpty }
 
         func contains(_ descriptor: Int32) -> Bool { deadlines[descriptor] != nil }
 

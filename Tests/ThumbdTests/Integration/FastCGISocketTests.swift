@@ -104,6 +104,31 @@ struct FastCGISocketTests {
         }
     }
 
+    @Test func aRequestUnderWayWhenThumbdIsStoppedIsAnswered() throws {
+        // Given thumbd, and a connection it has accepted that has sent half its request, as one
+        // of nginx's may have when a restart begins (a request on another connection answered
+        // after it was made says the gate has taken it)
+        let origin = try TestOrigin()
+        origin.serve("/photo.jpg", .image(TestImages.jpeg(width: 64, height: 48)))
+        let stack = try TestStack(environment: ["THUMBD_PARAMS_TIMEOUT": "30"])
+        let request = FastCGIRecords.get("/insecure/w:40/plain/\(origin.url("/photo.jpg"))@png")
+        let halfway = try FastCGIConnection(stack.sockets[0])
+        halfway.send(Array(request.prefix(request.count / 2)))
+        let health = try FastCGIConnection(stack.sockets[0])
+        health.send(FastCGIRecords.get("/health"))
+        #expect(health.readUntilClosed(timeout: 10).map { String(decoding: $0, as: UTF8.self) }?.contains("Status: 200") == true)
+
+        // When thumbd is told to stop, and the rest of the request arrives after it took the signal
+        stack.signalThumbd(SIGTERM)
+        try waitUntil("thumbd logs that it is stopping") { stack.thumbdLog.contains("stopping") }
+        halfway.send(Array(request.dropFirst(request.count / 2)))
+
+        // Then that request is answered before thumbd ends
+        let answer = try #require(halfway.readUntilClosed(timeout: 20))
+        #expect(String(decoding: answer, as: UTF8.self).contains("Status: 200"), "\(answer.count) bytes")
+        #expect(stack.thumbdExitStatus(within: 30) == 0)
+    }
+
     @Test func aConnectionAskedToBeKeptIsClosedAfterItsAnswer() throws {
         // Given thumbd, which answers one request per connection
         let stack = try TestStack()
